@@ -1,0 +1,128 @@
+/**
+ * The machinery podman, docker and nerdctl share: find the CLI, run it without a shell, memoise the
+ * probe, and turn "not installed" / "daemon not reachable" into EngineUnavailableError so selection
+ * can move on. Each engine file supplies only what differs.
+ */
+import { BridgeError, EngineUnavailableError } from "../src/errors.ts";
+import { runCommand, runCommandSync, which, type CommandResult } from "../src/host/process.ts";
+import { parseLabels, runArgv } from "./oci-flags.ts";
+import type { AdapterOptions, ContainerSpec, ContainerSummary, EngineInfo, RuntimeAdapter } from "./types.ts";
+
+export interface CliEngineProfile {
+  name: string;
+  /** Default binary name on PATH. */
+  binary: string;
+  installHint: string;
+  /** Ask the engine for its version; throw EngineUnavailableError when it does not answer. */
+  probe(run: Run, binary: string): Promise<Omit<EngineInfo, "engine" | "binary">>;
+  imageExistsArgs(image: string): string[];
+  removeArgs(name: string): string[];
+  /** `ps` arguments printing JSON (one array, or one object per line). */
+  listArgs(label: string): string[];
+  /** Extra `run` flags this engine needs before the shared hardening flags. */
+  runExtra?: string[];
+  imageHint(image: string, binary: string): string;
+}
+
+export type Run = (args: string[], timeoutMs?: number) => Promise<CommandResult>;
+
+const PROBE_TIMEOUT_MS = 20_000;
+
+export function createCliAdapter(profile: CliEngineProfile, options: AdapterOptions): RuntimeAdapter {
+  let probed: Promise<EngineInfo> | undefined;
+  let binary: string | undefined;
+
+  const resolveBinary = (): string => {
+    if (binary) return binary;
+    const found = which(options.binary ?? profile.binary, options.env.PATH);
+    if (!found) {
+      throw new EngineUnavailableError(
+        profile.name,
+        `${options.binary ?? profile.binary} not found on PATH`,
+        profile.installHint,
+      );
+    }
+    binary = found;
+    return found;
+  };
+
+  const run: Run = (args, timeoutMs = PROBE_TIMEOUT_MS) =>
+    runCommand(resolveBinary(), args, { env: options.env, timeoutMs });
+
+  const checked = async (args: string[], what: string): Promise<CommandResult> => {
+    const r = await run(args);
+    if (r.exitCode !== 0) {
+      throw new BridgeError("ENGINE_FAILED", `${what} failed: \`${profile.binary} ${args.join(" ")}\` exited ${r.exitCode ?? "by signal"}${r.timedOut ? " (timed out)" : ""}: ${r.stderr.trim().slice(0, 500)}`, { source: profile.name });
+    }
+    return r;
+  };
+
+  return {
+    name: profile.name,
+    probe() {
+      probed ??= (async () => {
+        const bin = resolveBinary();
+        const info = await profile.probe(run, bin);
+        return { engine: profile.name, binary: bin, ...info };
+      })();
+      // A failed probe may succeed later (daemon started): do not memoise failures.
+      probed.catch(() => {
+        probed = undefined;
+      });
+      return probed;
+    },
+    async runArgv(spec: ContainerSpec) {
+      return runArgv(resolveBinary(), spec, profile.runExtra);
+    },
+    async imageExists(image) {
+      const r = await run(profile.imageExistsArgs(image));
+      return r.exitCode === 0;
+    },
+    async remove(name) {
+      await run(profile.removeArgs(name), 30_000);
+    },
+    removeSync(name) {
+      try {
+        runCommandSync(resolveBinary(), profile.removeArgs(name), { env: options.env, timeoutMs: 10_000 });
+      } catch {
+        // best effort at exit
+      }
+    },
+    async list(label) {
+      const r = await checked(profile.listArgs(label), "listing containers");
+      return parseContainerList(r.stdout);
+    },
+    imageHint(image) {
+      return profile.imageHint(image, profile.binary);
+    },
+  };
+}
+
+/** Accepts podman's JSON array and docker's JSON-object-per-line output. */
+export function parseContainerList(stdout: string): ContainerSummary[] {
+  const text = stdout.trim();
+  if (!text) return [];
+  let rows: unknown[];
+  if (text.startsWith("[")) rows = JSON.parse(text) as unknown[];
+  else rows = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as unknown);
+  return rows.map((row) => {
+    const r = row as Record<string, unknown>;
+    const names = r.Names;
+    const name = Array.isArray(names) ? String(names[0] ?? "") : String(names ?? r.Name ?? "");
+    const state = String(r.State ?? r.Status ?? "").toLowerCase();
+    return { name, labels: parseLabels(r.Labels), running: state.startsWith("running") || state.startsWith("up") };
+  });
+}
+
+/** Classify a failed probe: a daemon that is not there is "unavailable", anything else is an error. */
+export function unavailableOrFailed(engine: string, r: CommandResult, patterns: RegExp[], hint: string): Error {
+  const text = `${r.stderr}\n${r.stdout}`.trim();
+  if (r.timedOut || patterns.some((p) => p.test(text))) {
+    return new EngineUnavailableError(engine, `${engine} is installed but not answering: ${firstLine(text) || "timed out"}`, hint);
+  }
+  return new BridgeError("ENGINE_FAILED", `\`${engine} ${r.args.join(" ")}\` failed (exit ${r.exitCode}): ${text.slice(0, 800)}`, { source: engine, hint });
+}
+
+function firstLine(s: string): string {
+  return s.split("\n").find((l) => l.trim())?.trim() ?? "";
+}

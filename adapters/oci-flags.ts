@@ -1,0 +1,55 @@
+/**
+ * Hardening flags shared by every OCI engine CLI (podman, docker, nerdctl speak the same dialect).
+ * Each flag is here on purpose; tests assert on every one, from the command line and from inside.
+ */
+import type { ContainerSpec } from "./types.ts";
+
+export function hardeningFlags(spec: ContainerSpec): string[] {
+  const flags = [
+    "--name", spec.name,
+    "--rm",
+    "-i",
+    "--pull", "never",
+    "--network", "none",
+    "--read-only",
+    "--cap-drop", "ALL",
+    "--security-opt", "no-new-privileges",
+    "--user", spec.user,
+    "--memory", spec.memory,
+    "--memory-swap", spec.memory,
+    "--pids-limit", String(spec.pids),
+    "--cpus", String(spec.cpus),
+    "--tmpfs", `/tmp:rw,nosuid,nodev,size=${spec.tmpfsSize},mode=1777`,
+    "--shm-size", spec.shmSize,
+    "--ulimit", `nofile=${spec.ulimits.nofile}:${spec.ulimits.nofile}`,
+    "--ulimit", `nproc=${spec.ulimits.nproc}:${spec.ulimits.nproc}`,
+    "--ipc", "private",
+    "--hostname", "sandbox",
+    "--workdir", "/tmp",
+    "--log-driver", "none",
+  ];
+  if (spec.seccompProfile) flags.push("--security-opt", `seccomp=${spec.seccompProfile}`);
+  if (spec.ociRuntime) flags.push("--runtime", spec.ociRuntime);
+  for (const [k, v] of Object.entries(spec.labels)) flags.push("--label", `${k}=${v}`);
+  for (const [k, v] of Object.entries(spec.env)) flags.push("--env", `${k}=${v}`);
+  return flags;
+}
+
+/** The full `run` argv for a docker-compatible CLI. */
+export function runArgv(binary: string, spec: ContainerSpec, extra: string[] = []): string[] {
+  return [binary, "run", ...extra, ...hardeningFlags(spec), spec.image, ...spec.command];
+}
+
+/** Parse `--format '{{json .Labels}}'`-style label output of docker (k=v,k=v) or podman (a map). */
+export function parseLabels(raw: unknown): Record<string, string> {
+  if (raw && typeof raw === "object") {
+    return Object.fromEntries(Object.entries(raw as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  }
+  if (typeof raw !== "string" || raw === "") return {};
+  const out: Record<string, string> = {};
+  for (const part of raw.split(",")) {
+    const eq = part.indexOf("=");
+    if (eq > 0) out[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  return out;
+}

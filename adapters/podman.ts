@@ -1,0 +1,40 @@
+/** Podman (rootful or rootless) on the local machine. */
+import { createCliAdapter, unavailableOrFailed } from "./cli-engine.ts";
+import type { AdapterOptions, RuntimeAdapter } from "./types.ts";
+
+export default function podman(options: AdapterOptions): RuntimeAdapter {
+  return createCliAdapter(
+    {
+      name: "podman",
+      binary: "podman",
+      installHint: "install podman (Debian: apt-get install podman runc) or set MCP_BRIDGE_RUNTIME=docker",
+      async probe(run) {
+        const r = await run(["info", "--format", "json"]);
+        if (r.exitCode !== 0) {
+          throw unavailableOrFailed("podman", r, [/cannot connect/i, /connection refused/i, /no such file or directory.*sock/i], "run `mcp-code-exec doctor` for a diagnosis");
+        }
+        const info = JSON.parse(r.stdout) as {
+          version?: { Version?: string };
+          host?: { cgroupVersion?: string; cgroupManager?: string; ociRuntime?: { name?: string }; security?: { rootless?: boolean } };
+        };
+        return {
+          version: info.version?.Version ?? "unknown",
+          details: {
+            cgroupVersion: info.host?.cgroupVersion ?? "unknown",
+            cgroupManager: info.host?.cgroupManager ?? "unknown",
+            ociRuntime: info.host?.ociRuntime?.name ?? "unknown",
+            rootless: String(info.host?.security?.rootless ?? "unknown"),
+          },
+        };
+      },
+      imageExistsArgs: (image) => ["image", "exists", image],
+      removeArgs: (name) => ["rm", "--force", "--time", "0", "--ignore", name],
+      listArgs: (label) => ["ps", "--all", "--filter", `label=${label}`, "--format", "json"],
+      imageHint: (image, bin) =>
+        image.includes("mcp-code-exec-sandbox")
+          ? "build it offline with `scripts/build-image.sh` (or load a saved one with `podman load -i FILE`)"
+          : `run \`${bin} pull ${image}\`, or use the offline image: \`scripts/build-image.sh\` then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm`,
+    },
+    options,
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * The container-engine plugin interface. One file per engine exports a factory returning a
+ * RuntimeAdapter; creating one touches nothing, the first real call probes the engine.
+ */
+
+/** Everything needed to start one sandbox container. Engines turn it into their own flags. */
+export interface ContainerSpec {
+  /** Unique name we can kill the container by. */
+  name: string;
+  image: string;
+  labels: Record<string, string>;
+  /** Numeric uid:gid, never root. */
+  user: string;
+  /** Engine memory size, e.g. "512m"; swap is disabled by setting memory-swap to the same value. */
+  memory: string;
+  pids: number;
+  cpus: number;
+  tmpfsSize: string;
+  shmSize: string;
+  ulimits: { nofile: number; nproc: number };
+  /** The container's whole environment (built from an allow-list, never from the bridge's own). */
+  env: Record<string, string>;
+  /** OCI runtime name or path (e.g. runsc for gVisor); engine default when absent. */
+  ociRuntime?: string;
+  /** Seccomp profile JSON file on the engine's host; engine default when absent. */
+  seccompProfile?: string;
+  /** The command run inside the container (argv). */
+  command: string[];
+}
+
+export interface EngineInfo {
+  engine: string;
+  /** Absolute path of the CLI binary. */
+  binary: string;
+  version: string;
+  /** Free-form facts for `doctor` (cgroup version, OCI runtime, rootless, ...). */
+  details: Record<string, string>;
+}
+
+export interface ContainerSummary {
+  name: string;
+  labels: Record<string, string>;
+  running: boolean;
+}
+
+/** What the session needs from an engine. Optional members are capabilities only some engines have. */
+export interface RuntimeAdapter {
+  readonly name: string;
+  /** Find the CLI and check the engine answers. Memoised. Throws EngineUnavailableError when not here. */
+  probe(): Promise<EngineInfo>;
+  /** The argv that starts `spec` attached to stdin/stdout (the binary is argv[0]). */
+  runArgv(spec: ContainerSpec): Promise<string[]>;
+  imageExists(image: string): Promise<boolean>;
+  /** Force-remove a container by name; missing containers are not an error. */
+  remove(name: string): Promise<void>;
+  /** Synchronous force-remove for exit handlers. */
+  removeSync(name: string): void;
+  /** Containers carrying `label` (key=value), running or not. */
+  list(label: string): Promise<ContainerSummary[]>;
+  /** How a user fixes a missing image for this engine. */
+  imageHint(image: string): string;
+  /** Engines in a VM (podman machine) may need starting first. */
+  ensureRunning?(): Promise<void>;
+}
+
+export type AdapterFactory = (options: AdapterOptions) => RuntimeAdapter;
+
+export interface AdapterOptions {
+  /** Environment for the engine CLI itself (PATH, HOME, DOCKER_HOST, ...), never the container's. */
+  env: Record<string, string>;
+  /** Override the CLI binary (tests, unusual installs). */
+  binary?: string;
+}

@@ -1,0 +1,459 @@
+# mcp-code-exec sandbox runtime. Runs INSIDE the container, stdlib only.
+#
+# The host sends this file over the container's stdin (see src/sandbox/bootstrap.ts) and then speaks
+# newline-delimited JSON frames on the same pipe. Before any user code runs, the protocol moves to
+# private, close-on-exec file descriptors and fds 0/1/2 are repointed (0 at /dev/null, 1 and 2 at
+# capture pipes), so nothing user code prints, whether from Python, a C extension or a subprocess,
+# can reach the protocol channel. Frames are documented in src/sandbox/frames.ts.
+import ast
+import asyncio
+import fcntl
+import inspect
+import io
+import json
+import linecache
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import traceback
+
+PROTOCOL_VERSION = 1
+ENTRYPOINT_FILE = "<mcp-entrypoint>"
+MAX_VALUE_CHARS = 64 * 1024
+DRAIN_WAIT_S = 2.0
+
+
+def _private_fd(fd):
+    """Duplicate fd to a high, close-on-exec descriptor so user code does not stumble on it."""
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200)
+
+
+PROTO_IN = _private_fd(0)
+PROTO_OUT = _private_fd(1)
+DIAG = _private_fd(2)  # the container's real stderr: host-side log only, never user output
+
+_null = os.open("/dev/null", os.O_RDONLY)
+os.dup2(_null, 0)
+os.close(_null)
+
+_send_lock = threading.Lock()
+
+
+def send(frame):
+    data = (json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode(
+        "utf-8", "replace"
+    )
+    with _send_lock:
+        view = memoryview(data)
+        while view:
+            n = os.write(PROTO_OUT, view)
+            view = view[n:]
+
+
+def diag(msg):
+    try:
+        os.write(DIAG, ("[sandbox] " + msg + "\n").encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+class Capture:
+    """Drains one capture pipe in a thread, keeping at most `cap` bytes per run and counting the rest."""
+
+    def __init__(self, target_fd, name):
+        self.name = name
+        r, w = os.pipe()
+        os.dup2(w, target_fd)  # dup2 leaves target_fd inheritable: subprocesses write here too
+        os.close(w)
+        self.fd = r
+        os.set_inheritable(r, False)
+        self.lock = threading.Lock()
+        self.cap = 64 * 1024
+        self.buf = bytearray()
+        self.dropped = 0
+        self.marker = None
+        self.marker_seen = threading.Event()
+        self.pending = b""  # bytes held back in case they begin a marker
+        threading.Thread(target=self._drain, name="capture-" + name, daemon=True).start()
+
+    def start_run(self, cap):
+        with self.lock:
+            self.cap = cap
+            self.buf = bytearray()
+            self.dropped = 0
+
+    def _keep(self, data):
+        room = self.cap - len(self.buf)
+        if room > 0:
+            self.buf += data[:room]
+        if len(data) > room:
+            self.dropped += len(data) - max(room, 0)
+
+    def _drain(self):
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except InterruptedError:
+                continue
+            if not chunk:
+                return
+            with self.lock:
+                data = self.pending + chunk
+                self.pending = b""
+                marker = self.marker
+                if marker is not None:
+                    at = data.find(marker)
+                    if at >= 0:
+                        self._keep(data[:at])
+                        self.marker = None
+                        self.marker_seen.set()
+                        rest = data[at + len(marker):]
+                        # Output after the marker belongs to whatever runs next.
+                        self.pending = rest
+                        continue
+                    # Hold back a tail that could be the start of the marker.
+                    hold = min(len(marker) - 1, len(data))
+                    for k in range(hold, 0, -1):
+                        if marker.startswith(data[-k:]):
+                            self.pending = data[-k:]
+                            data = data[:-k]
+                            break
+                self._keep(data)
+
+    def finish_run(self, marker_fd, token):
+        """Wait until everything written to the stream so far has been drained; return (text, dropped)."""
+        marker = b"\x00\x1emcpx-end-" + token + b"\x1e\x00"
+        with self.lock:
+            self.marker = marker
+            self.marker_seen.clear()
+        try:
+            os.write(marker_fd, marker)
+            self.marker_seen.wait(DRAIN_WAIT_S)
+        except OSError:
+            pass
+        with self.lock:
+            self.marker = None
+            data = bytes(self.buf)
+            dropped = self.dropped
+            self.buf = bytearray()
+            self.dropped = 0
+        return data.decode("utf-8", "replace"), dropped
+
+
+sys.stdout.flush()
+sys.stderr.flush()
+CAPTURES = {"stdout": Capture(1, "stdout"), "stderr": Capture(2, "stderr")}
+sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)
+sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)
+sys.__stdout__ = sys.stdout
+sys.__stderr__ = sys.stderr
+sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Host RPC: requests from the sandbox to the host (tool calls, discovery). Replies arrive on the reader
+# thread and resolve either an asyncio future (async helpers) or a threading event (sync helpers).
+
+class HostError(Exception):
+    """The host refused or failed a request from the sandbox."""
+
+
+_rpc_lock = threading.Lock()
+_rpc_next = [0]
+_rpc_pending = {}
+MAIN_LOOP = asyncio.new_event_loop()
+
+
+def _rpc_register(waiter):
+    with _rpc_lock:
+        _rpc_next[0] += 1
+        rid = "r%d" % _rpc_next[0]
+        _rpc_pending[rid] = waiter
+    return rid
+
+
+def _rpc_frame(rid, method, params):
+    frame = {"t": "rpc", "id": rid, "run": CURRENT["id"], "method": method, "params": params}
+    try:
+        send(frame)
+    except ValueError as exc:  # NaN or Infinity in the arguments
+        with _rpc_lock:
+            _rpc_pending.pop(rid, None)
+        raise HostError("arguments are not valid JSON: %s" % exc) from None
+
+
+async def rpc(method, params):
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+    rid = _rpc_register(("async", loop, fut))
+    _rpc_frame(rid, method, params)
+    try:
+        return await fut
+    finally:
+        with _rpc_lock:
+            _rpc_pending.pop(rid, None)
+
+
+def rpc_sync(method, params, timeout=None):
+    box = {}
+    ev = threading.Event()
+    rid = _rpc_register(("sync", ev, box))
+    _rpc_frame(rid, method, params)
+    try:
+        if not ev.wait(timeout):
+            raise TimeoutError("host did not answer %s" % method)
+    finally:
+        with _rpc_lock:
+            _rpc_pending.pop(rid, None)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+ERROR_FACTORIES = {}
+
+
+def _reply_error(err):
+    kind = err.get("kind") if isinstance(err, dict) else None
+    factory = ERROR_FACTORIES.get(kind)
+    if factory is not None:
+        return factory(err)
+    msg = err.get("message") if isinstance(err, dict) else str(err)
+    return HostError(str(msg))
+
+
+def _resolve_rpc(frame):
+    with _rpc_lock:
+        waiter = _rpc_pending.pop(frame.get("id"), None)
+    if waiter is None:
+        return
+    ok = frame.get("ok") is True
+    value = frame.get("value")
+    error = None if ok else _reply_error(frame.get("error") or {})
+    if waiter[0] == "async":
+        _, loop, fut = waiter
+
+        def settle():
+            if fut.done():
+                return
+            if ok:
+                fut.set_result(value)
+            else:
+                fut.set_exception(error)
+
+        loop.call_soon_threadsafe(settle)
+    else:
+        _, ev, box = waiter
+        if ok:
+            box["value"] = value
+        else:
+            box["error"] = error
+        ev.set()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Runs: the main thread executes cells; the reader thread queues them and delivers interrupts.
+
+RUNS = queue.Queue()
+CURRENT = {"id": None, "interrupted": False}
+MAIN_THREAD = threading.main_thread().ident
+
+
+def reader():
+    buf = b""
+    while True:
+        try:
+            chunk = os.read(PROTO_IN, 1 << 16)
+        except InterruptedError:
+            continue
+        except OSError:
+            chunk = b""
+        if not chunk:
+            # The host is gone: nothing can ever read our results again.
+            os._exit(0)
+        buf += chunk
+        while True:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                break
+            line, buf = buf[:nl], buf[nl + 1:]
+            try:
+                frame = json.loads(line)
+            except ValueError:
+                diag("bad frame from host")
+                continue
+            handle_host_frame(frame)
+
+
+def handle_host_frame(frame):
+    kind = frame.get("t")
+    if kind == "exec":
+        RUNS.put(frame)
+    elif kind == "interrupt":
+        if CURRENT["id"] is not None and frame.get("id") == CURRENT["id"]:
+            CURRENT["interrupted"] = True
+            signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+    elif kind == "rpc_result":
+        _resolve_rpc(frame)
+    elif kind == "shutdown":
+        os._exit(0)
+
+
+def user_globals():
+    g = {"__name__": "__main__", "__builtins__": __builtins__}
+    for hook in GLOBALS_HOOKS:
+        hook(g)
+    return g
+
+
+GLOBALS_HOOKS = []
+RUN_HOOKS = []  # called with the exec frame before user code runs (e.g. to load proxies)
+VALUE_RENDERERS = []  # (value) -> dict | None; first non-None wins
+G = {}
+CELL_COUNTER = [0]
+
+
+def _compile_cell(code):
+    CELL_COUNTER[0] += 1
+    filename = "<cell-%d>" % CELL_COUNTER[0]
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    tree = ast.parse(code, filename, "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    tail = compile(last, filename, "eval", flags=flags, dont_inherit=True) if last is not None else None
+    return body, tail
+
+
+def run_coroutine(coro):
+    """Run a coroutine on the session's persistent loop; on interrupt, cancel it so it cannot resume later."""
+    task = MAIN_LOOP.create_task(coro)
+    try:
+        return MAIN_LOOP.run_until_complete(task)
+    except BaseException:
+        if not task.done():
+            task.cancel()
+            try:
+                MAIN_LOOP.run_until_complete(task)
+            except BaseException:
+                pass
+        raise
+
+
+def _run_code(codeobj):
+    result = eval(codeobj, G)
+    if codeobj.co_flags & inspect.CO_COROUTINE:
+        result = run_coroutine(result)
+    return result
+
+
+def _format_error(exc):
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+    # Drop the runtime's own frames: the model only needs its code's frames.
+    te.stack = traceback.StackSummary.from_list(
+        [f for f in te.stack if f.filename != ENTRYPOINT_FILE and "asyncio" not in f.filename]
+    )
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc)[:MAX_VALUE_CHARS],
+        "traceback": "".join(te.format())[-MAX_VALUE_CHARS:],
+    }
+
+
+def _render_value(value):
+    for render in VALUE_RENDERERS:
+        try:
+            out = render(value)
+        except Exception:
+            out = None
+        if out is not None:
+            return out
+    try:
+        text = repr(value)
+    except Exception as exc:
+        text = "<unrepresentable %s: %s>" % (type(value).__name__, exc)
+    if len(text) > MAX_VALUE_CHARS:
+        text = text[:MAX_VALUE_CHARS] + "... [%d more chars]" % (len(text) - MAX_VALUE_CHARS)
+    return {"value": text}
+
+
+def run_one(frame):
+    run_id = frame.get("id")
+    code = frame.get("code")
+    cap = frame.get("output_cap", 64 * 1024)
+    CURRENT["id"] = run_id
+    CURRENT["interrupted"] = False
+    for c in CAPTURES.values():
+        c.start_run(cap)
+    started = time.monotonic()
+    out = {"t": "result", "id": run_id}
+    try:
+        try:
+            for hook in RUN_HOOKS:
+                hook(frame)
+            body, tail = _compile_cell(code if isinstance(code, str) else "")
+            _run_code(body)
+            if tail is not None:
+                value = _run_code(tail)
+                if inspect.iscoroutine(value):  # a forgotten `await` on the last line
+                    value = run_coroutine(value)
+                if value is not None:
+                    G["_"] = value
+                    out.update(_render_value(value))
+        except BaseException as exc:  # noqa: B036 - user code may raise anything, SystemExit included
+            if isinstance(exc, KeyboardInterrupt) and CURRENT["interrupted"]:
+                out["interrupted"] = True
+            out["error"] = _format_error(exc)
+    finally:
+        CURRENT["id"] = None
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    token = ("%d-%x" % (run_id if isinstance(run_id, int) else 0, int.from_bytes(os.urandom(8), "big"))).encode()
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        text, dropped = CAPTURES[name].finish_run(fd, token)
+        if text:
+            out[name] = text
+        if dropped:
+            out[name + "_dropped"] = dropped
+    out["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+    send(out)
+
+
+def _on_sigint(signum, frame):
+    # Interrupts are for running code only; one that arrives late is dropped.
+    if CURRENT["id"] is not None:
+        raise KeyboardInterrupt
+
+
+def main():
+    global G
+    signal.signal(signal.SIGINT, _on_sigint)
+    asyncio.set_event_loop(MAIN_LOOP)
+    G = user_globals()
+    threading.Thread(target=reader, name="protocol-reader", daemon=True).start()
+    send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0], "pid": os.getpid()})
+    while True:
+        frame = RUNS.get()
+        try:
+            run_one(frame)
+        except KeyboardInterrupt:
+            # An interrupt that landed between runs: report the run as interrupted.
+            send({"t": "result", "id": frame.get("id"), "interrupted": True,
+                  "error": {"type": "KeyboardInterrupt", "message": "interrupted", "traceback": ""}})
+        except BaseException as exc:  # never let the loop die with the session
+            diag("runtime error: %r" % (exc,))
+            try:
+                send({"t": "result", "id": frame.get("id"), "error": _format_error(exc)})
+            except BaseException:
+                pass
+
+
+main()

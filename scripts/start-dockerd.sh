@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Start dockerd in the background the way this kind of host needs it: no docker0 bridge, no iptables
+# rules, no forwarding or masquerading. gVisor is registered as the runtime "runsc".
+# Returns at once when the daemon already answers.
+set -euo pipefail
+log() { printf '[dockerd] %s\n' "$*" >&2; }
+if docker info >/dev/null 2>&1; then exit 0; fi
+DOCKERD=$(command -v dockerd || echo /usr/sbin/dockerd)
+RUNSC=$(command -v runsc || echo /usr/bin/runsc)
+LOG=/var/log/mcp-code-exec-dockerd.log
+log "starting $DOCKERD (log: $LOG)"
+args=(--bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false
+      -H unix:///var/run/docker.sock --data-root /var/lib/docker --exec-root /var/run/docker)
+[ -x "$RUNSC" ] && args+=(--add-runtime "runsc=$RUNSC")
+# dockerd 20.10 has no --ip6tables flag; drop it when the daemon rejects it.
+"$DOCKERD" --help 2>&1 | grep -q -- '--ip6tables' || args=("${args[@]/--ip6tables=false}")
+args=($(printf '%s\n' "${args[@]}" | grep -v '^$'))
+setsid nohup "$DOCKERD" "${args[@]}" >"$LOG" 2>&1 < /dev/null &
+for _ in $(seq 1 60); do
+  if docker info >/dev/null 2>&1; then log "up"; exit 0; fi
+  sleep 0.5
+done
+log "dockerd did not answer within 30 s; last lines of $LOG:"; tail -20 "$LOG" >&2; exit 1

@@ -1,0 +1,232 @@
+/**
+ * `mcp-code-exec doctor`: what is wrong on this host and how to fix it. Checks each engine, the image,
+ * then starts a real sandbox with every hardening flag and verifies each one from inside.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createApp, type App } from "../app.ts";
+import { BridgeError, renderError } from "../errors.ts";
+import { AUTO_ORDER, loadAdapter, type SelectionAttempt } from "../runtime/registry.ts";
+import { removeAllContainersSync } from "../sandbox/live-containers.ts";
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+/** Runs inside the sandbox and reports what it can see; parsed by verifyFlags. */
+export const PROBE_SCRIPT = String.raw`
+import json, os, resource, socket
+def read(p):
+    try:
+        with open(p) as f: return f.read().strip()
+    except Exception as e: return None
+def status(key):
+    for line in (read("/proc/self/status") or "").splitlines():
+        if line.startswith(key + ":"): return line.split(":", 1)[1].strip()
+def can_write(p):
+    try:
+        with open(p, "w") as f: f.write("x")
+        os.unlink(p); return True
+    except Exception: return False
+def net():
+    try:
+        s = socket.create_connection(("1.1.1.1", 53), timeout=2); s.close(); return "connected"
+    except Exception as e: return type(e).__name__ + ": " + str(e)
+st = os.statvfs("/tmp"); sh = os.statvfs("/dev/shm")
+json.dumps
+({
+  "uid": os.getuid(), "gid": os.getgid(),
+  "cap_eff": status("CapEff"), "no_new_privs": status("NoNewPrivs"), "seccomp": status("Seccomp"),
+  "root_writable": can_write("/mcp-doctor-probe"), "tmp_writable": can_write("/tmp/mcp-doctor-probe"),
+  "interfaces": sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else None,
+  "network": net(),
+  "memory_limit": read("/sys/fs/cgroup/memory.max") or read("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+  "pids_limit": read("/sys/fs/cgroup/pids.max") or read("/sys/fs/cgroup/pids/pids.max"),
+  "cpu_max": read("/sys/fs/cgroup/cpu.max") or ((read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") or "?") + " " + (read("/sys/fs/cgroup/cpu/cpu.cfs_period_us") or "?")),
+  "tmp_bytes": st.f_blocks * st.f_frsize, "shm_bytes": sh.f_blocks * sh.f_frsize,
+  "nofile": resource.getrlimit(resource.RLIMIT_NOFILE), "nproc": resource.getrlimit(resource.RLIMIT_NPROC),
+  "env": sorted(os.environ),
+})
+`;
+
+export async function doctor(opts: { json?: boolean }): Promise<number> {
+  const checks: Check[] = [];
+  let app: App;
+  try {
+    app = createApp();
+    checks.push({ name: "configuration", ok: true, detail: "environment variables are valid" });
+  } catch (err) {
+    checks.push({ name: "configuration", ok: false, detail: renderError(err) });
+    return report(checks, opts.json);
+  }
+  process.on("exit", removeAllContainersSync);
+  const { config } = app;
+  checks.push(...hostChecks());
+
+  // Engines, in selection order, with the reason each one was skipped.
+  const attempts: SelectionAttempt[] = [];
+  const order = config.runtime ? [config.runtime] : AUTO_ORDER;
+  for (const name of order) {
+    try {
+      const adapter = await loadAdapter(name, { env: app.env });
+      const info = await adapter.probe();
+      attempts.push({ engine: name, ok: true });
+      const d = Object.entries(info.details).map(([k, v]) => `${k}=${v}`).join(", ");
+      checks.push({ name: `engine ${name}`, ok: true, detail: `${info.binary} ${info.version} (${d})` });
+      if (name === "podman") checks.push(...podmanHints(info.details));
+    } catch (err) {
+      attempts.push({ engine: name, ok: false, reason: renderError(err) });
+      checks.push({ name: `engine ${name}`, ok: false, detail: renderError(err), fix: err instanceof BridgeError ? err.hint : undefined });
+    }
+  }
+  const chosen = attempts.find((a) => a.ok);
+  if (!chosen) {
+    checks.push({ name: "selection", ok: false, detail: "no engine available", fix: "install podman (apt-get install podman runc) or docker, then run doctor again" });
+    return report(checks, opts.json);
+  }
+  checks.push({ name: "selection", ok: true, detail: `would use ${chosen.engine}${config.runtime ? " (MCP_BRIDGE_RUNTIME)" : ` (auto order: ${AUTO_ORDER.join(", ")})`}` });
+
+  const adapter = await loadAdapter(chosen.engine, { env: app.env });
+  const hasImage = await adapter.imageExists(config.image);
+  checks.push({ name: "image", ok: hasImage, detail: `${config.image} ${hasImage ? "present" : "missing"}`, fix: hasImage ? undefined : adapter.imageHint(config.image) });
+  if (!hasImage) return report(checks, opts.json);
+
+  const session = app.newSession({ engine: async () => ({ adapter, info: await adapter.probe() }) });
+  try {
+    const t0 = performance.now();
+    const outcome = await session.run({ code: PROBE_SCRIPT, timeoutSec: 60 });
+    const ms = Math.round(performance.now() - t0);
+    if (outcome.error || outcome.value === undefined) {
+      checks.push({ name: "sandbox start", ok: false, detail: outcome.error?.message ?? "no probe result" });
+    } else {
+      checks.push({ name: "sandbox start", ok: true, detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"})` });
+      checks.push(...verifyFlags(JSON.parse(pyToJson(outcome.value)) as ProbeReport, app));
+    }
+  } catch (err) {
+    checks.push({ name: "sandbox start", ok: false, detail: renderError(err), fix: err instanceof BridgeError ? err.hint : undefined });
+  } finally {
+    await session.close();
+  }
+  return report(checks, opts.json);
+}
+
+/** The probe's trailing expression is a dict repr; turn Python literals into JSON. */
+function pyToJson(repr: string): string {
+  return repr
+    .replace(/'/g, '"')
+    .replace(/\bTrue\b/g, "true")
+    .replace(/\bFalse\b/g, "false")
+    .replace(/\bNone\b/g, "null")
+    .replace(/\(/g, "[")
+    .replace(/\)/g, "]");
+}
+
+interface ProbeReport {
+  uid: number;
+  gid: number;
+  cap_eff: string | null;
+  no_new_privs: string | null;
+  seccomp: string | null;
+  root_writable: boolean;
+  tmp_writable: boolean;
+  interfaces: string[] | null;
+  network: string;
+  memory_limit: string | null;
+  pids_limit: string | null;
+  cpu_max: string;
+  tmp_bytes: number;
+  shm_bytes: number;
+  nofile: [number, number];
+  nproc: [number, number];
+  env: string[];
+}
+
+export function verifyFlags(p: ProbeReport, app: Pick<App, "config">): Check[] {
+  const { config } = app;
+  const [uid, gid] = config.user.split(":").map(Number);
+  const memBytes = engineBytes(config.memory);
+  const mem = p.memory_limit === null || p.memory_limit === "max" ? undefined : Number(p.memory_limit);
+  const rootlessHint = "rootless podman on a cgroup v1 host cannot enforce this: run the bridge as root, or move the host to cgroup v2 with systemd";
+  return [
+    { name: "unprivileged user", ok: p.uid === uid && p.gid === (gid ?? uid), detail: `uid=${p.uid} gid=${p.gid}` },
+    { name: "no capabilities", ok: /^0+$/.test(p.cap_eff ?? ""), detail: `CapEff=${p.cap_eff}` },
+    { name: "no-new-privileges", ok: p.no_new_privs === "1", detail: `NoNewPrivs=${p.no_new_privs}` },
+    { name: "seccomp", ok: p.seccomp === "2", detail: `Seccomp=${p.seccomp} (2 = filter)`, fix: p.seccomp === "2" ? undefined : "the engine runs without a seccomp filter; check its seccomp profile settings" },
+    { name: "read-only root", ok: !p.root_writable, detail: p.root_writable ? "/ is writable" : "/ is read-only" },
+    { name: "writable /tmp tmpfs", ok: p.tmp_writable && p.tmp_bytes <= engineBytes(config.tmpfsSize) * 1.05, detail: `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})` },
+    { name: "sized /dev/shm", ok: p.shm_bytes <= engineBytes(config.shmSize) * 1.05, detail: `${mib(p.shm_bytes)} (limit ${config.shmSize})` },
+    { name: "no network", ok: p.network !== "connected" && (p.interfaces ?? []).every((i) => i === "lo"), detail: `interfaces=${JSON.stringify(p.interfaces)}; connect: ${p.network}` },
+    { name: "memory limit", ok: mem !== undefined && mem <= memBytes * 1.05, detail: `cgroup limit ${p.memory_limit} (want ${config.memory})`, fix: mem === undefined ? rootlessHint : undefined },
+    { name: "pids limit", ok: p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids, detail: `pids.max=${p.pids_limit} (want ${config.pids})`, fix: p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : undefined },
+    { name: "cpu limit", ok: !/^(max|-1)\b/.test(p.cpu_max), detail: `cpu quota/period ${p.cpu_max} (want ${config.cpus})` },
+    { name: "ulimits", ok: p.nofile[1] <= 1024 && p.nproc[1] <= 1024, detail: `nofile=${p.nofile.join(":")} nproc=${p.nproc.join(":")}` },
+    { name: "environment allow-list", ok: p.env.every((k) => ALLOWED_ENV.has(k)), detail: p.env.join(" ") },
+  ];
+}
+
+const ALLOWED_ENV = new Set(["HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "MPLBACKEND", "MPLCONFIGDIR", "PATH", "HOSTNAME", "container", "GPG_KEY", "PYTHON_VERSION", "PYTHON_SHA256", "LC_CTYPE", "TERM"]);
+
+function hostChecks(): Check[] {
+  const out: Check[] = [];
+  const v2 = existsSync("/sys/fs/cgroup/cgroup.controllers");
+  const unified = existsSync("/sys/fs/cgroup/unified");
+  if (process.platform === "linux") {
+    out.push({ name: "cgroups", ok: true, detail: v2 ? "cgroup v2 (unified)" : unified ? "hybrid cgroup v1/v2" : "cgroup v1" });
+  }
+  return out;
+}
+
+function podmanHints(details: Record<string, string>): Check[] {
+  const out: Check[] = [];
+  const conf = readFileSafe("/etc/containers/containers.conf");
+  if (details.cgroupVersion === "v1" && details.ociRuntime === "crun") {
+    out.push({
+      name: "podman OCI runtime",
+      ok: false,
+      detail: "podman uses crun on a cgroup v1 host; crun fails here with \"cgroups in hybrid mode not supported\"",
+      fix: 'apt-get install runc, then in /etc/containers/containers.conf set [engine] runtime = "runc" and cgroup_manager = "cgroupfs"',
+    });
+  }
+  if (details.rootless === "true" && details.cgroupVersion === "v1") {
+    out.push({ name: "podman rootless", ok: false, detail: "rootless podman on cgroup v1 does not enforce memory or pids limits", fix: "run the bridge as root or use cgroup v2" });
+  }
+  if (conf !== undefined && !/default_ulimits/.test(conf)) {
+    out.push({ name: "podman ulimits", ok: true, detail: "the bridge passes explicit --ulimit nofile/nproc (podman's defaults fail without CAP_SYS_RESOURCE)" });
+  }
+  return out;
+}
+
+function readFileSafe(p: string): string | undefined {
+  try {
+    return readFileSync(p, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function engineBytes(size: string): number {
+  const m = /^(\d+(?:\.\d+)?)([kmg])?$/i.exec(size.trim());
+  if (!m) return Number.NaN;
+  const f = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? "").toLowerCase() as "k" | "m" | "g"] ?? 1;
+  return Number(m[1]) * f;
+}
+
+function mib(n: number): string {
+  return `${(n / 1024 / 1024).toFixed(0)} MiB`;
+}
+
+function report(checks: Check[], json?: boolean): number {
+  const ok = checks.every((c) => c.ok);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
+  } else {
+    for (const c of checks) {
+      process.stdout.write(`${c.ok ? "ok  " : "FAIL"}  ${c.name}: ${c.detail}\n`);
+      if (!c.ok && c.fix) process.stdout.write(`      fix: ${c.fix}\n`);
+    }
+    process.stdout.write(ok ? "\nAll checks passed.\n" : "\nSome checks failed: see the fixes above.\n");
+  }
+  return ok ? 0 : 1;
+}

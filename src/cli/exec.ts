@@ -1,0 +1,47 @@
+/** `mcp-code-exec exec`: run code once from -c, a file or stdin, and print the result. */
+import { readFileSync } from "node:fs";
+import { createApp } from "../app.ts";
+import { BridgeError } from "../errors.ts";
+import { getRenderer } from "../render/render.ts";
+import { removeAllContainersSync } from "../sandbox/live-containers.ts";
+
+export interface ExecOptions {
+  code?: string;
+  file?: string;
+  timeout?: number;
+  json?: boolean;
+}
+
+export async function exec(opts: ExecOptions): Promise<number> {
+  const code = opts.code ?? readSource(opts.file);
+  const app = createApp();
+  const session = app.newSession();
+  process.on("exit", removeAllContainersSync);
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(sig, () => {
+      void session.close().finally(() => process.exit(130));
+    });
+  }
+  try {
+    const outcome = await session.run({ code, timeoutSec: opts.timeout });
+    const r = getRenderer(opts.json ? "json" : app.config.outputMode)(outcome);
+    process.stdout.write(`${r.text}\n`);
+    return r.isError ? 1 : 0;
+  } finally {
+    await session.close();
+  }
+}
+
+function readSource(file: string | undefined): string {
+  if (file === undefined || file === "-") {
+    if (process.stdin.isTTY && file === undefined) {
+      throw new BridgeError("INVALID_INPUT", "no code given", { hint: "pass -c CODE, a file name, or pipe code on stdin" });
+    }
+    return readFileSync(0, "utf8");
+  }
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    throw new BridgeError("INVALID_INPUT", `cannot read ${file}: ${(err as Error).message}`);
+  }
+}

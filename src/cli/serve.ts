@@ -1,0 +1,48 @@
+/** `mcp-code-exec run`: MCP over stdio until the client goes away; never leaves a container behind. */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createApp, VERSION } from "../app.ts";
+import { renderError } from "../errors.ts";
+import { reapOrphans } from "../reaper.ts";
+import { getRenderer } from "../render/render.ts";
+import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
+import { createBridgeServer } from "../server/bridge-server.ts";
+
+export async function serve(): Promise<void> {
+  const app = createApp();
+  const { config, log } = app;
+  const session = app.newSession();
+  const server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION });
+
+  let shuttingDown = false;
+  const shutdown = async (why: string, code = 0) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info("shutting down", { why });
+    const hardStop = setTimeout(() => process.exit(code), 15_000);
+    (hardStop as { unref?: () => void }).unref?.();
+    await session.close().catch(() => {});
+    await removeAllContainers();
+    await server.close().catch(() => {});
+    process.exit(code);
+  };
+  process.on("exit", removeAllContainersSync);
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
+  process.on("uncaughtException", (err) => {
+    log.error("uncaught exception", { error: String(err?.stack ?? err) });
+    void shutdown("crash", 1);
+  });
+  process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: renderError(err) }));
+  process.stdin.on("end", () => void shutdown("stdin closed"));
+  process.stdin.on("close", () => void shutdown("stdin closed"));
+
+  const transport = new StdioServerTransport();
+  transport.onclose = () => void shutdown("transport closed");
+  server.server.oninitialized = () => {
+    if (config.prewarm) session.warm();
+  };
+  await server.connect(transport);
+  log.info("serving MCP on stdio", { version: VERSION });
+  setTimeout(() => {
+    void reapOrphans(app.env, log);
+  }, 0);
+}

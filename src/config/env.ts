@@ -1,0 +1,238 @@
+/**
+ * Configuration from environment variables, validated with zod. The names match the bridge our users
+ * come from, so their MCP configs keep working. Every field's `.describe()` feeds `--help` and README.
+ */
+import * as z from "zod";
+import { BridgeError } from "../errors.ts";
+
+const seconds = (name: string) =>
+  z
+    .string()
+    .trim()
+    .transform((raw, ctx) => {
+      const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(raw);
+      if (!m) {
+        ctx.addIssue({ code: "custom", message: `${name}: expected seconds like 30, 2.5, 90s, 5m or 1h; got "${raw}"` });
+        return z.NEVER;
+      }
+      const n = Number(m[1]);
+      const unit = (m[2] ?? "s").toLowerCase();
+      const factor = unit === "ms" ? 0.001 : unit === "m" ? 60 : unit === "h" ? 3600 : 1;
+      const value = n * factor;
+      if (!(value > 0)) {
+        ctx.addIssue({ code: "custom", message: `${name}: must be greater than 0; got "${raw}"` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+const bytes = (name: string) =>
+  z
+    .string()
+    .trim()
+    .transform((raw, ctx) => {
+      const m = /^(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?$/i.exec(raw);
+      if (!m) {
+        ctx.addIssue({ code: "custom", message: `${name}: expected a size like 65536, 64k, 512m or 1g; got "${raw}"` });
+        return z.NEVER;
+      }
+      const unit = (m[2] ?? "b").toLowerCase()[0];
+      const factor = unit === "k" ? 1024 : unit === "m" ? 1024 ** 2 : unit === "g" ? 1024 ** 3 : 1;
+      const value = Math.floor(Number(m[1]) * factor);
+      if (value <= 0) {
+        ctx.addIssue({ code: "custom", message: `${name}: must be greater than 0; got "${raw}"` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+const positiveInt = (name: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `${name}: expected a whole number`)
+    .transform(Number)
+    .refine((n) => n > 0, `${name}: must be greater than 0`);
+
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ["1", "0", "true", "false", "yes", "no", "on", "off", ""].includes(v), "expected 1/0, true/false, yes/no or on/off")
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+export const OUTPUT_MODES = ["compact", "toon", "json"] as const;
+export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
+
+/** Each entry: the variable, its parser, its default (as the user would write it) and a description. */
+export const ENV_SCHEMA = {
+  MCP_BRIDGE_RUNTIME: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .describe("Container engine to use: podman, docker (auto: the first of podman, docker that answers)"),
+  MCP_BRIDGE_IMAGE: z.string().trim().min(1).describe("Sandbox image"),
+  MCP_BRIDGE_TIMEOUT: seconds("MCP_BRIDGE_TIMEOUT").describe("Default run_python timeout in seconds"),
+  MCP_BRIDGE_MAX_TIMEOUT: seconds("MCP_BRIDGE_MAX_TIMEOUT").describe("Largest timeout a call may ask for"),
+  MCP_BRIDGE_MEMORY: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^\d+(\.\d+)?[kmg]?$/, 'expected an engine memory size like 512m or 2g')
+    .describe("Sandbox memory limit (swap disabled)"),
+  MCP_BRIDGE_PIDS: positiveInt("MCP_BRIDGE_PIDS").describe("Sandbox process/thread limit"),
+  MCP_BRIDGE_CPUS: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, "expected a number of CPUs like 1 or 0.5")
+    .transform(Number)
+    .refine((n) => n > 0, "must be greater than 0")
+    .describe("Sandbox CPU limit"),
+  MCP_BRIDGE_CONTAINER_USER: z
+    .string()
+    .trim()
+    .regex(/^\d+(:\d+)?$/, 'expected a numeric "uid:gid" such as 65534:65534')
+    .refine((v) => !/^0(:|$)/.test(v), "refusing to run the sandbox as root (uid 0)")
+    .describe("Unprivileged uid:gid inside the sandbox"),
+  MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT: seconds("MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT").describe(
+    "Stop the sandbox after this many idle seconds (state is lost)",
+  ),
+  MCP_BRIDGE_CONTAINER_LIFETIME: seconds("MCP_BRIDGE_CONTAINER_LIFETIME").describe(
+    "Hard cap on a sandbox's life, enforced inside the container even if the bridge dies",
+  ),
+  MCP_BRIDGE_STATE_DIR: z.string().trim().min(1).describe("Where caches and state live"),
+  MCP_BRIDGE_OUTPUT_MODE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(OUTPUT_MODES))
+    .describe("Result rendering: compact, toon or json"),
+  MCP_BRIDGE_OUTPUT_CAP: bytes("MCP_BRIDGE_OUTPUT_CAP").describe("Cap per output stream per call (e.g. 64k)"),
+  MCP_BRIDGE_LOG_LEVEL: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .transform((v) => (v === "WARN" ? "WARNING" : v))
+    .pipe(z.enum(LOG_LEVELS))
+    .describe("Log level on stderr: DEBUG, INFO, WARNING, ERROR"),
+  MCP_BRIDGE_OCI_RUNTIME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._/-]+$/, "expected an OCI runtime name or path such as runc or runsc")
+    .describe("OCI runtime passed to the engine (runsc = gVisor)"),
+  MCP_BRIDGE_PREWARM: flag.describe("Start the sandbox in the background once a client initializes"),
+  MCP_BRIDGE_TMPFS_SIZE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^\d+[kmg]?$/, "expected a size like 64m")
+    .describe("Size of the sandbox's /tmp"),
+  MCP_BRIDGE_SHM_SIZE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^\d+[kmg]?$/, "expected a size like 64m")
+    .describe("Size of the sandbox's /dev/shm"),
+} as const;
+
+type EnvKey = keyof typeof ENV_SCHEMA;
+
+export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
+  MCP_BRIDGE_IMAGE: "python:3.13-slim",
+  MCP_BRIDGE_TIMEOUT: "30",
+  MCP_BRIDGE_MAX_TIMEOUT: "120",
+  MCP_BRIDGE_MEMORY: "512m",
+  MCP_BRIDGE_PIDS: "128",
+  MCP_BRIDGE_CPUS: "1",
+  MCP_BRIDGE_CONTAINER_USER: "65534:65534",
+  MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT: "300",
+  MCP_BRIDGE_CONTAINER_LIFETIME: "8h",
+  MCP_BRIDGE_OUTPUT_MODE: "compact",
+  MCP_BRIDGE_OUTPUT_CAP: "64k",
+  MCP_BRIDGE_LOG_LEVEL: "INFO",
+  MCP_BRIDGE_PREWARM: "1",
+  MCP_BRIDGE_TMPFS_SIZE: "64m",
+  MCP_BRIDGE_SHM_SIZE: "64m",
+};
+
+export interface Config {
+  runtime: string | undefined;
+  image: string;
+  timeoutSec: number;
+  maxTimeoutSec: number;
+  memory: string;
+  pids: number;
+  cpus: number;
+  user: string;
+  idleTimeoutSec: number;
+  lifetimeSec: number;
+  stateDir: string;
+  outputMode: (typeof OUTPUT_MODES)[number];
+  outputCap: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+  ociRuntime: string | undefined;
+  prewarm: boolean;
+  tmpfsSize: string;
+  shmSize: string;
+}
+
+/** Parse and validate the environment; throws one BridgeError listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined>, home: string): Config {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const key of Object.keys(ENV_SCHEMA) as EnvKey[]) {
+    const raw = env[key]?.trim() ? env[key] : ENV_DEFAULTS[key];
+    if (raw === undefined) continue;
+    const parsed = (ENV_SCHEMA[key] as z.ZodType).safeParse(raw);
+    if (parsed.success) values[key] = parsed.data;
+    else {
+      const detail = parsed.error.issues.map((i) => i.message.replace(`${key}: `, "")).join("; ");
+      problems.push(`${key}=${JSON.stringify(raw)}: ${detail}`);
+    }
+  }
+  const timeout = values.MCP_BRIDGE_TIMEOUT as number | undefined;
+  const max = values.MCP_BRIDGE_MAX_TIMEOUT as number | undefined;
+  if (timeout !== undefined && max !== undefined && timeout > max) {
+    problems.push(`MCP_BRIDGE_TIMEOUT=${timeout} is larger than MCP_BRIDGE_MAX_TIMEOUT=${max}`);
+  }
+  if (problems.length > 0) {
+    throw new BridgeError("CONFIG", `invalid environment:\n  ${problems.join("\n  ")}`, {
+      hint: "fix or unset these variables (see `mcp-code-exec --help`)",
+    });
+  }
+  const runtime = values.MCP_BRIDGE_RUNTIME as string | undefined;
+  return {
+    runtime: runtime && runtime !== "auto" ? runtime : undefined,
+    image: values.MCP_BRIDGE_IMAGE as string,
+    timeoutSec: timeout as number,
+    maxTimeoutSec: max as number,
+    memory: values.MCP_BRIDGE_MEMORY as string,
+    pids: values.MCP_BRIDGE_PIDS as number,
+    cpus: values.MCP_BRIDGE_CPUS as number,
+    user: values.MCP_BRIDGE_CONTAINER_USER as string,
+    idleTimeoutSec: values.MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT as number,
+    lifetimeSec: values.MCP_BRIDGE_CONTAINER_LIFETIME as number,
+    stateDir: (values.MCP_BRIDGE_STATE_DIR as string | undefined) ?? defaultStateDir(env, home),
+    outputMode: values.MCP_BRIDGE_OUTPUT_MODE as Config["outputMode"],
+    outputCap: values.MCP_BRIDGE_OUTPUT_CAP as number,
+    logLevel: values.MCP_BRIDGE_LOG_LEVEL as Config["logLevel"],
+    ociRuntime: values.MCP_BRIDGE_OCI_RUNTIME as string | undefined,
+    prewarm: values.MCP_BRIDGE_PREWARM as boolean,
+    tmpfsSize: values.MCP_BRIDGE_TMPFS_SIZE as string,
+    shmSize: values.MCP_BRIDGE_SHM_SIZE as string,
+  };
+}
+
+function defaultStateDir(env: Record<string, string | undefined>, home: string): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  return `${xdg || `${home}/.local/state`}/mcp-code-exec`;
+}
+
+/** Rows for help output and README: variable, default, description. */
+export function envTable(): Array<{ name: string; default: string; description: string }> {
+  return (Object.keys(ENV_SCHEMA) as EnvKey[]).map((name) => ({
+    name,
+    default: ENV_DEFAULTS[name] ?? "",
+    description: ENV_SCHEMA[name].description ?? "",
+  }));
+}

@@ -1,0 +1,91 @@
+/**
+ * Engine registry and lazy selection (like hono's SmartRouter): nothing is probed until the first
+ * sandbox is needed; then engines are tried in order, "not here" moves on, any other error propagates,
+ * and the winner is remembered. Literal import thunks keep every adapter inside the compiled binary.
+ */
+import { BridgeError, EngineUnavailableError } from "../errors.ts";
+import type { AdapterFactory, AdapterOptions, EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
+
+export const ADAPTERS: Record<string, () => Promise<{ default: AdapterFactory }>> = {
+  podman: () => import("../../adapters/podman.ts"),
+  docker: () => import("../../adapters/docker.ts"),
+};
+
+/** Auto-selection order. */
+export const AUTO_ORDER = ["podman", "docker"];
+
+export interface Selected {
+  adapter: RuntimeAdapter;
+  info: EngineInfo;
+}
+
+export interface SelectionAttempt {
+  engine: string;
+  ok: boolean;
+  reason?: string;
+}
+
+export async function loadAdapter(name: string, options: AdapterOptions): Promise<RuntimeAdapter> {
+  const thunk = ADAPTERS[name];
+  if (!thunk) {
+    throw new BridgeError("CONFIG", `unknown container engine "${name}"`, {
+      hint: `set MCP_BRIDGE_RUNTIME to one of: ${Object.keys(ADAPTERS).join(", ")}`,
+    });
+  }
+  const mod = await thunk();
+  return mod.default(options);
+}
+
+/** Try engines in order; returns the first that answers, with the reasons the others were skipped. */
+export async function selectEngine(
+  preferred: string | undefined,
+  options: AdapterOptions,
+  attempts: SelectionAttempt[] = [],
+): Promise<Selected> {
+  const order = preferred ? [preferred] : AUTO_ORDER;
+  for (const name of order) {
+    const adapter = await loadAdapter(name, options);
+    try {
+      const info = await adapter.probe();
+      attempts.push({ engine: name, ok: true });
+      return { adapter, info };
+    } catch (err) {
+      if (!(err instanceof EngineUnavailableError)) throw err;
+      attempts.push({ engine: name, ok: false, reason: err.render() });
+      if (preferred) throw err;
+    }
+  }
+  throw new BridgeError("ENGINE_UNAVAILABLE", "no container engine found", {
+    hint: `tried ${attempts.map((a) => `${a.engine} (${a.reason ?? "?"})`).join("; ")}. Install podman or docker, or run \`mcp-code-exec doctor\``,
+  });
+}
+
+/** Memoises the selection for the life of the bridge; a failed selection is retried next time. */
+export function lazyEngine(preferred: string | undefined, options: AdapterOptions): () => Promise<Selected> {
+  let pending: Promise<Selected> | undefined;
+  return () => {
+    pending ??= selectEngine(preferred, options);
+    pending.catch(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
+}
+
+/** The environment the engine CLI gets: what it needs to find its daemon and storage, nothing else. */
+export function engineEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const keep = [
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+    "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY",
+    "CONTAINER_HOST", "CONTAINER_CONNECTION", "CONTAINER_SSHKEY", "CONTAINERS_CONF", "CONTAINERS_STORAGE_CONF",
+    "CONTAINERS_REGISTRIES_CONF", "REGISTRY_AUTH_FILE", "CONTAINERD_ADDRESS", "CONTAINERD_NAMESPACE",
+    "SYSTEMROOT", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA",
+  ];
+  const out: Record<string, string> = {};
+  for (const k of keep) {
+    const v = env[k];
+    if (v !== undefined) out[k] = v;
+  }
+  out.PATH ??= "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  return out;
+}

@@ -1,0 +1,35 @@
+/**
+ * How the entrypoint reaches the container: no volume, no file beside the binary. The container runs
+ * `python3 -I -c BOOTSTRAP`; the bootstrap reads a 10-digit length and that many bytes of source from
+ * stdin (byte-exact, so the protocol that follows on the same pipe is untouched) and executes it.
+ */
+import RUNTIME_PY from "../../entrypoint/runtime.py" with { type: "text" };
+
+export const ENTRYPOINT_SOURCE: string = RUNTIME_PY;
+
+export const BOOTSTRAP = [
+  "import os",
+  "def r(n):",
+  " d=b''",
+  " while len(d)<n:",
+  "  c=os.read(0,n-len(d))",
+  "  if not c: raise SystemExit(3)",
+  "  d+=c",
+  " return d",
+  "exec(compile(r(int(r(10))),'<mcp-entrypoint>','exec'),{'__name__':'__mcp_entrypoint__'})",
+].join("\n");
+
+/** The bytes written to the container's stdin before the first frame. */
+export function bootstrapPayload(source: string = ENTRYPOINT_SOURCE): Uint8Array {
+  const body = new TextEncoder().encode(source);
+  const header = new TextEncoder().encode(String(body.length).padStart(10, "0"));
+  const out = new Uint8Array(header.length + body.length);
+  out.set(header, 0);
+  out.set(body, header.length);
+  return out;
+}
+
+/** The command inside the container: a hard lifetime cap around the interpreter. */
+export function containerCommand(lifetimeSec: number): string[] {
+  return ["timeout", "-s", "KILL", `${Math.ceil(lifetimeSec)}s`, "python3", "-I", "-c", BOOTSTRAP];
+}

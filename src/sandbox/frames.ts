@@ -1,0 +1,150 @@
+/**
+ * The frame format between the bridge and entrypoint/runtime.py: one JSON object per line, UTF-8.
+ * Everything the sandbox sends is untrusted: each frame is size-capped and validated here, and a bad
+ * frame is reported with context, never a crash.
+ *
+ * host -> sandbox: exec {id, code, output_cap}, interrupt {id}, rpc_result {id, ok, value|error}, shutdown
+ * sandbox -> host: ready {protocol, python, pid}, result {id, stdout?, stderr?, *_dropped?, value?,
+ *                  error?, interrupted?, duration_ms?}, rpc {id, run, method, params}
+ */
+import * as z from "zod";
+
+export const PROTOCOL_VERSION = 1;
+/** Largest frame the host accepts from the sandbox. */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+export const ReadyFrameSchema = z.object({
+  t: z.literal("ready"),
+  protocol: z.number().int().describe("Entry-point protocol version"),
+  python: z.string().max(64).describe("Python version inside the sandbox"),
+  pid: z.number().int().optional(),
+});
+
+export const ErrorInfoSchema = z.object({
+  type: z.string().max(256).describe("Exception class name"),
+  message: z.string().describe("str(exception)"),
+  traceback: z.string().describe("Formatted traceback of the user's code"),
+});
+
+export const ResultFrameSchema = z.object({
+  t: z.literal("result"),
+  id: z.number().int().nonnegative(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+  stdout_dropped: z.number().int().nonnegative().optional(),
+  stderr_dropped: z.number().int().nonnegative().optional(),
+  value: z.string().optional().describe("repr() of the trailing expression"),
+  error: ErrorInfoSchema.optional(),
+  interrupted: z.boolean().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+});
+
+export const RpcFrameSchema = z.object({
+  t: z.literal("rpc"),
+  id: z.string().min(1).max(64),
+  run: z.number().int().nullable(),
+  method: z.string().min(1).max(64),
+  params: z.unknown(),
+});
+
+export const SandboxFrameSchema = z.discriminatedUnion("t", [ReadyFrameSchema, ResultFrameSchema, RpcFrameSchema]);
+
+export type ReadyFrame = z.infer<typeof ReadyFrameSchema>;
+export type ResultFrame = z.infer<typeof ResultFrameSchema>;
+export type RpcFrame = z.infer<typeof RpcFrameSchema>;
+export type SandboxFrame = z.infer<typeof SandboxFrameSchema>;
+export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
+
+export type HostFrame =
+  | { t: "exec"; id: number; code: string; output_cap: number; [extra: string]: unknown }
+  | { t: "interrupt"; id: number }
+  | { t: "rpc_result"; id: string; ok: true; value: unknown }
+  | { t: "rpc_result"; id: string; ok: false; error: { kind?: string; message: string; [k: string]: unknown } }
+  | { t: "shutdown" };
+
+export function encodeFrame(frame: HostFrame): string {
+  return `${JSON.stringify(frame)}\n`;
+}
+
+export type DecodeResult = { ok: true; frame: SandboxFrame } | { ok: false; error: string };
+
+/** Validate one line from the sandbox. */
+export function decodeFrame(line: string): DecodeResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (err) {
+    return { ok: false, error: `not JSON (${(err as Error).message}): ${preview(line)}` };
+  }
+  const parsed = SandboxFrameSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(frame)"}: ${i.message}`).join("; ");
+    return { ok: false, error: `invalid frame: ${issues}: ${preview(line)}` };
+  }
+  return { ok: true, frame: parsed.data };
+}
+
+function preview(s: string): string {
+  return JSON.stringify(s.length > 120 ? `${s.slice(0, 120)}…` : s);
+}
+
+/**
+ * Splits a byte stream into lines with a cap: a line longer than maxBytes is dropped whole (reported
+ * once through onOversize) instead of growing the buffer without bound.
+ */
+export class LineSplitter {
+  #chunks: Uint8Array[] = [];
+  #size = 0;
+  #skipping = false;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: false });
+
+  constructor(
+    readonly maxBytes: number,
+    readonly onLine: (line: string) => void,
+    readonly onOversize: (bytes: number) => void,
+  ) {}
+
+  push(chunk: Uint8Array): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(10, start);
+      const end = nl === -1 ? chunk.length : nl;
+      const piece = chunk.subarray(start, end);
+      if (!this.#skipping) {
+        if (this.#size + piece.length > this.maxBytes) {
+          this.#skipping = true;
+          this.#chunks = [];
+        } else {
+          this.#chunks.push(piece.slice());
+        }
+      }
+      this.#size += piece.length;
+      if (nl === -1) break;
+      this.#flushLine();
+      start = nl + 1;
+    }
+  }
+
+  #flushLine(): void {
+    if (this.#skipping) {
+      this.onOversize(this.#size);
+    } else {
+      const buf = this.#chunks.length === 1 ? this.#chunks[0]! : concat(this.#chunks, this.#size);
+      const line = this.#decoder.decode(buf);
+      if (line.trim()) this.onLine(line);
+    }
+    this.#chunks = [];
+    this.#size = 0;
+    this.#skipping = false;
+  }
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

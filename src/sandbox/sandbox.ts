@@ -1,0 +1,287 @@
+/**
+ * One running sandbox container and the frame channel to its entrypoint. Moves bytes and matches
+ * replies to requests; it does not know what a run means to the user (that is session.ts).
+ */
+import type { ContainerSpec, RuntimeAdapter } from "../../adapters/types.ts";
+import { BridgeError } from "../errors.ts";
+import type { ChildProcess, SpawnOptions } from "../host/process.ts";
+import type { Logger } from "../log.ts";
+import { bootstrapPayload } from "./bootstrap.ts";
+import {
+  decodeFrame,
+  encodeFrame,
+  LineSplitter,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  type HostFrame,
+  type ReadyFrame,
+  type ResultFrame,
+  type RpcFrame,
+} from "./frames.ts";
+import { forgetContainer, rememberContainer } from "./live-containers.ts";
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+
+export interface SandboxExit {
+  code: number | null;
+  /** We stopped it (timeout kill, reset, idle, shutdown). */
+  killedByUs: boolean;
+  reason: string;
+  stderrTail: string;
+}
+
+export interface SandboxDeps {
+  adapter: RuntimeAdapter;
+  spec: ContainerSpec;
+  spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+  engineEnv: Record<string, string>;
+  log: Logger;
+  startTimeoutMs: number;
+  /** Requests from sandbox code (tool calls, discovery); the reply goes back as rpc_result. */
+  onRpc?: (frame: RpcFrame) => Promise<unknown>;
+}
+
+interface PendingRun {
+  resolve: (r: ResultFrame) => void;
+  reject: (e: Error) => void;
+}
+
+export class Sandbox {
+  readonly name: string;
+  readonly engine: string;
+  #child: ChildProcess;
+  #deps: SandboxDeps;
+  #pending = new Map<number, PendingRun>();
+  #nextRun = 1;
+  #stderrTail = "";
+  #killedByUs = false;
+  #killReason = "";
+  #exit: Promise<SandboxExit>;
+  #exited: SandboxExit | undefined;
+  #ready: { promise: Promise<ReadyFrame>; resolve: (f: ReadyFrame) => void; reject: (e: Error) => void };
+  #badFrames = 0;
+  python = "";
+
+  private constructor(deps: SandboxDeps, child: ChildProcess) {
+    this.#deps = deps;
+    this.name = deps.spec.name;
+    this.engine = deps.adapter.name;
+    this.#child = child;
+    let resolve!: (f: ReadyFrame) => void;
+    let reject!: (e: Error) => void;
+    const promise = new Promise<ReadyFrame>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    promise.catch(() => {});
+    this.#ready = { promise, resolve, reject };
+    void this.#pumpStdout();
+    void this.#pumpStderr();
+    this.#exit = child.exited.then((code) => this.#onExit(code));
+  }
+
+  /** Start the container, send the entrypoint, wait for its ready frame. */
+  static async start(deps: SandboxDeps): Promise<Sandbox> {
+    const argv = await deps.adapter.runArgv(deps.spec);
+    const [command, ...args] = argv;
+    deps.log.debug("starting sandbox", { engine: deps.adapter.name, name: deps.spec.name });
+    rememberContainer(deps.adapter, deps.spec.name);
+    const child = deps.spawn(command!, args, { env: deps.engineEnv });
+    const box = new Sandbox(deps, child);
+    try {
+      child.write(bootstrapPayload());
+    } catch {
+      // the exit handler reports why
+    }
+    const timer = setTimeout(() => {
+      box.#ready.reject(new BridgeError("SANDBOX_START", `sandbox did not start within ${deps.startTimeoutMs / 1000}s`, { source: deps.adapter.name, hint: "run `mcp-code-exec doctor`" }));
+    }, deps.startTimeoutMs);
+    try {
+      const ready = await box.#ready.promise;
+      if (ready.protocol !== PROTOCOL_VERSION) {
+        throw new BridgeError("SANDBOX_PROTOCOL", `entrypoint speaks protocol ${ready.protocol}, bridge speaks ${PROTOCOL_VERSION}`);
+      }
+      box.python = ready.python;
+      return box;
+    } catch (err) {
+      await box.kill("start failed");
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get alive(): boolean {
+    return this.#exited === undefined;
+  }
+
+  /** Resolves when the container is gone, however it went. */
+  get exited(): Promise<SandboxExit> {
+    return this.#exit;
+  }
+
+  /** Send code; the promise settles with the result frame or rejects when the sandbox dies. */
+  run(code: string, outputCap: number, extra: Record<string, unknown> = {}): { id: number; result: Promise<ResultFrame> } {
+    const id = this.#nextRun++;
+    const result = new Promise<ResultFrame>((resolve, reject) => {
+      if (!this.alive) {
+        reject(this.#exitError());
+        return;
+      }
+      this.#pending.set(id, { resolve, reject });
+      this.#send({ ...extra, t: "exec", id, code, output_cap: outputCap });
+    });
+    return { id, result };
+  }
+
+  interrupt(id: number): void {
+    this.#send({ t: "interrupt", id });
+  }
+
+  /** Remove the container by name (the client process alone would not stop it) and wait for exit. */
+  async kill(reason: string): Promise<SandboxExit> {
+    if (!this.#killedByUs) {
+      this.#killedByUs = true;
+      this.#killReason = reason;
+      this.#child.closeStdin();
+      await this.#deps.adapter.remove(this.name).catch((err) => this.#deps.log.warn("remove failed", { name: this.name, error: String(err) }));
+      this.#child.kill("SIGKILL");
+    }
+    return this.#exit;
+  }
+
+  #send(frame: HostFrame): void {
+    try {
+      this.#child.write(encodeFrame(frame));
+    } catch (err) {
+      this.#deps.log.debug("write to sandbox failed", { name: this.name, error: String(err) });
+    }
+  }
+
+  async #pumpStdout(): Promise<void> {
+    const splitter = new LineSplitter(
+      MAX_FRAME_BYTES,
+      (line) => this.#onLine(line),
+      (bytes) => this.#protocolViolation(`frame of ${bytes} bytes exceeds the ${MAX_FRAME_BYTES}-byte cap`),
+    );
+    try {
+      for await (const chunk of this.#child.stdout) splitter.push(chunk);
+    } catch {
+      // stream torn down with the process
+    }
+  }
+
+  async #pumpStderr(): Promise<void> {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of this.#child.stderr) {
+        const text = decoder.decode(chunk, { stream: true });
+        this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_BYTES);
+        this.#deps.log.debug("sandbox stderr", { name: this.name, text: text.trimEnd() });
+      }
+    } catch {
+      // ignore
+    }
+  }
+
+  #onLine(line: string): void {
+    const decoded = decodeFrame(line);
+    if (!decoded.ok) {
+      this.#protocolViolation(decoded.error);
+      return;
+    }
+    const frame = decoded.frame;
+    switch (frame.t) {
+      case "ready":
+        this.#ready.resolve(frame);
+        return;
+      case "result": {
+        const pending = this.#pending.get(frame.id);
+        if (!pending) {
+          this.#protocolViolation(`result for unknown run ${frame.id}`);
+          return;
+        }
+        this.#pending.delete(frame.id);
+        pending.resolve(frame);
+        return;
+      }
+      case "rpc":
+        void this.#answerRpc(frame);
+        return;
+    }
+  }
+
+  async #answerRpc(frame: RpcFrame): Promise<void> {
+    const handler = this.#deps.onRpc;
+    if (!handler) {
+      this.#send({ t: "rpc_result", id: frame.id, ok: false, error: { message: `unsupported request ${frame.method}` } });
+      return;
+    }
+    try {
+      const value = await handler(frame);
+      this.#send({ t: "rpc_result", id: frame.id, ok: true, value });
+    } catch (err) {
+      const e = err as Error & { kind?: string; details?: Record<string, unknown> };
+      this.#send({ t: "rpc_result", id: frame.id, ok: false, error: { kind: e.kind, message: e.message ?? String(err), ...e.details } });
+    }
+  }
+
+  #protocolViolation(what: string): void {
+    this.#badFrames++;
+    // The sandbox is hostile by assumption: log, count, and carry on. Forged frames cannot do more
+    // than end their own run early; a flood of them is bounded by the frame cap and the run timeout.
+    if (this.#badFrames <= 20) this.#deps.log.warn("bad frame from sandbox", { name: this.name, problem: what });
+  }
+
+  #onExit(code: number | null): SandboxExit {
+    forgetContainer(this.#deps.adapter, this.name);
+    const exit: SandboxExit = {
+      code,
+      killedByUs: this.#killedByUs,
+      reason: this.#killedByUs ? this.#killReason : describeExit(code, this.#deps.spec.memory),
+      stderrTail: this.#stderrTail,
+    };
+    this.#exited = exit;
+    const error = this.#exitError();
+    this.#ready.reject(startError(this.#deps, exit));
+    for (const p of this.#pending.values()) p.reject(error);
+    this.#pending.clear();
+    this.#deps.log.debug("sandbox exited", { name: this.name, code, reason: exit.reason });
+    return exit;
+  }
+
+  #exitError(): BridgeError {
+    const e = this.#exited;
+    return new BridgeError("SANDBOX_EXITED", `the sandbox stopped: ${e?.reason ?? "unknown reason"}`, { source: this.engine });
+  }
+}
+
+function describeExit(code: number | null, memory: string): string {
+  if (code === 137 || code === null) return `it was killed (SIGKILL): most likely it ran out of memory (limit ${memory}) or hit its lifetime cap`;
+  if (code === 0) return "it exited (the code ended the interpreter, e.g. os._exit, or the engine stopped it)";
+  return `it exited with code ${code}`;
+}
+
+/** Turn a container that died before its ready frame into an error that says how to fix it. */
+function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
+  const text = exit.stderrTail;
+  const engine = deps.adapter.name;
+  const image = deps.spec.image;
+  if (/image not known|no such image|unable to find image|manifest unknown|pull access denied|repository does not exist/i.test(text)) {
+    return new BridgeError("IMAGE_MISSING", `image ${image} not found`, { source: engine, hint: deps.adapter.imageHint(image) });
+  }
+  if (/cgroups in hybrid mode|hybrid mode not supported/i.test(text)) {
+    return new BridgeError("SANDBOX_START", "crun cannot run on this hybrid cgroup v1 host", { source: engine, hint: 'install runc and set runtime = "runc" and cgroup_manager = "cgroupfs" in /etc/containers/containers.conf (or MCP_BRIDGE_OCI_RUNTIME=runc); see `mcp-code-exec doctor`' });
+  }
+  if (/ulimit|rlimit|RLIMIT/i.test(text)) {
+    return new BridgeError("SANDBOX_START", `the engine could not apply resource limits: ${lastLines(text)}`, { source: engine, hint: "lower the nofile/nproc limits below the host's hard limits (`ulimit -Hn`, `ulimit -Hu`), see `mcp-code-exec doctor`" });
+  }
+  if (/unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {
+    return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime ?? ""} is not known to ${engine}`, { source: engine, hint: `install it (e.g. apt-get install runsc) and register it with ${engine}, or unset MCP_BRIDGE_OCI_RUNTIME` });
+  }
+  return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, { source: engine, hint: "run `mcp-code-exec doctor`" });
+}
+
+function lastLines(text: string): string {
+  return text.trim().split("\n").slice(-5).join(" | ").slice(0, 800);
+}

@@ -1,0 +1,302 @@
+/**
+ * A client's persistent Python session: one sandbox container, runs one at a time, timeouts with an
+ * interrupt → grace → kill ladder, idle shutdown, and an honest note whenever state was lost.
+ */
+import { hostname } from "node:os";
+import type { ContainerSpec } from "../adapters/types.ts";
+import type { Config } from "./config/env.ts";
+import { BridgeError } from "./errors.ts";
+import type { ChildProcess, SpawnOptions } from "./host/process.ts";
+import type { Logger } from "./log.ts";
+import type { Selected } from "./runtime/registry.ts";
+import { containerCommand } from "./sandbox/bootstrap.ts";
+import type { ErrorInfo, ResultFrame, RpcFrame } from "./sandbox/frames.ts";
+import { Sandbox } from "./sandbox/sandbox.ts";
+
+/** Label every container of ours carries; the owner label says which bridge process started it. */
+export const OWNER_LABEL = "io.mcp-code-exec.owner";
+export const MARK_LABEL = "io.mcp-code-exec";
+const INTERRUPT_GRACE_MS = 2_000;
+const START_TIMEOUT_MS = 60_000;
+
+export interface RunRequest {
+  code: string;
+  timeoutSec?: number;
+  reset?: boolean;
+  /** Extra fields for the exec frame (servers to load, ...). */
+  extra?: Record<string, unknown>;
+  /** Aborts the run like a timeout does (client cancellation). */
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  stdout?: string;
+  stderr?: string;
+  value?: string;
+  error?: ErrorInfo;
+  stdoutDropped?: number;
+  stderrDropped?: number;
+  outputCap: number;
+  timedOut?: boolean;
+  cancelled?: boolean;
+  /** Set when the interpreter state was lost: why, in words a model can act on. */
+  sessionReset?: string;
+  durationMs: number;
+  notes: string[];
+}
+
+export interface SessionDeps {
+  config: Config;
+  engine: () => Promise<Selected>;
+  spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+  engineEnv: Record<string, string>;
+  log: Logger;
+  onRpc?: (frame: RpcFrame) => Promise<unknown>;
+  /** Seccomp profile path, when the bridge ships one for this engine. */
+  seccompProfile?: string;
+}
+
+let sessionCounter = 0;
+
+export class Session {
+  readonly id: string;
+  #deps: SessionDeps;
+  #box: Sandbox | undefined;
+  #starting: Promise<Sandbox> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #lostState: string | undefined;
+  #closed = false;
+  #imageChecked = new Set<string>();
+
+  constructor(deps: SessionDeps) {
+    this.#deps = deps;
+    this.id = `${process.pid}-${++sessionCounter}`;
+  }
+
+  /** Start the sandbox in the background so the first call does not pay for it. */
+  warm(): void {
+    if (this.#closed || this.#box?.alive || this.#starting) return;
+    this.#ensure().catch((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
+  }
+
+  get sandboxName(): string | undefined {
+    return this.#box?.alive ? this.#box.name : undefined;
+  }
+
+  /** Runs are serialised: a session is one interpreter. */
+  run(req: RunRequest): Promise<RunOutcome> {
+    const next = this.#queue.then(() => this.#run(req));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#clearIdle();
+    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
+    this.#box = undefined;
+    if (box) await box.kill("bridge shutting down");
+  }
+
+  async #run(req: RunRequest): Promise<RunOutcome> {
+    const { config, log } = this.#deps;
+    const started = performance.now();
+    const notes: string[] = [];
+    const outputCap = config.outputCap;
+    if (req.reset) {
+      await this.#stop("reset requested");
+      notes.push("Session reset: this run started in a fresh interpreter.");
+      this.#lostState = undefined;
+    }
+    let lostBefore = this.#lostState;
+    this.#lostState = undefined;
+    this.#clearIdle();
+    const box = await this.#ensure();
+    if (box !== this.#box) lostBefore = lostBefore ?? "the sandbox was replaced";
+    const timeoutSec = req.timeoutSec ?? config.timeoutSec;
+    const { id, result } = box.run(req.code, outputCap, req.extra);
+
+    let frame: ResultFrame | undefined;
+    let timedOut = false;
+    let cancelled = false;
+    let sessionReset: string | undefined;
+    try {
+      const first = await raceTimeout(result, timeoutSec * 1000, req.signal);
+      if (first.kind === "done") frame = first.value;
+      else {
+        timedOut = first.kind === "timeout";
+        cancelled = first.kind === "aborted";
+        log.info(timedOut ? "run timed out, interrupting" : "run cancelled, interrupting", { session: this.id, run: id });
+        box.interrupt(id);
+        const second = await raceTimeout(result, INTERRUPT_GRACE_MS);
+        if (second.kind === "done") frame = second.value;
+        else {
+          await box.kill(timedOut ? "timeout" : "cancelled");
+          this.#box = undefined;
+          sessionReset = `the code did not stop within ${INTERRUPT_GRACE_MS / 1000}s of an interrupt, so the sandbox was killed; all variables, imports and files in /tmp are gone and the next call starts a fresh session`;
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof BridgeError) || err.code !== "SANDBOX_EXITED") throw err;
+      const exit = await box.exited;
+      this.#box = undefined;
+      sessionReset = `${err.message.replace(/^the sandbox stopped: /, "the sandbox stopped during this run: ")}; all variables and imports are gone and the next call starts a fresh session`;
+      if (exit.stderrTail.trim()) log.debug("sandbox stderr at exit", { tail: exit.stderrTail.slice(-500) });
+    }
+    if (lostBefore && !req.reset) notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
+
+    const outcome: RunOutcome = { outputCap, durationMs: Math.round(performance.now() - started), notes };
+    if (frame) {
+      if (frame.stdout) outcome.stdout = frame.stdout;
+      if (frame.stderr) outcome.stderr = frame.stderr;
+      if (frame.stdout_dropped) outcome.stdoutDropped = frame.stdout_dropped;
+      if (frame.stderr_dropped) outcome.stderrDropped = frame.stderr_dropped;
+      if (frame.value !== undefined) outcome.value = frame.value;
+      if (frame.error) outcome.error = frame.error;
+    }
+    if (timedOut || cancelled) {
+      const what = timedOut ? `timed out after ${formatSeconds(timeoutSec)}` : "was cancelled by the client";
+      outcome.timedOut = timedOut || undefined;
+      outcome.cancelled = cancelled || undefined;
+      const where = frame?.error?.traceback ? `\n${frame.error.traceback.replace(/KeyboardInterrupt\s*$/, "").trimEnd()}` : "";
+      outcome.error = {
+        type: timedOut ? "TimeoutError" : "Cancelled",
+        message: sessionReset
+          ? `run_python ${what}; ${sessionReset}`
+          : `run_python ${what} and was interrupted; the session and its variables were kept`,
+        traceback: `${timedOut ? "TimeoutError" : "Cancelled"}: run_python ${what}${where}`,
+      };
+    } else if (sessionReset) {
+      outcome.error = { type: "SandboxExited", message: sessionReset, traceback: "" };
+    }
+    if (sessionReset) outcome.sessionReset = sessionReset;
+    if (this.#box?.alive) this.#armIdle();
+    return outcome;
+  }
+
+  async #ensure(): Promise<Sandbox> {
+    if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
+    if (this.#box?.alive) return this.#box;
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #start(): Promise<Sandbox> {
+    const { config, log } = this.#deps;
+    const { adapter } = await this.#deps.engine();
+    if (adapter.ensureRunning) await adapter.ensureRunning();
+    if (!this.#imageChecked.has(config.image)) {
+      if (!(await adapter.imageExists(config.image))) {
+        throw new BridgeError("IMAGE_MISSING", `image ${config.image} not found`, { source: adapter.name, hint: `${adapter.imageHint(config.image)}, or set MCP_BRIDGE_IMAGE` });
+      }
+      this.#imageChecked.add(config.image);
+    }
+    const t0 = performance.now();
+    const box = await Sandbox.start({
+      adapter,
+      spec: this.#spec(),
+      spawn: this.#deps.spawn,
+      engineEnv: this.#deps.engineEnv,
+      log,
+      startTimeoutMs: START_TIMEOUT_MS,
+      onRpc: this.#deps.onRpc,
+    });
+    log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
+    this.#box = box;
+    void box.exited.then((exit) => {
+      if (this.#box === box) this.#box = undefined;
+      if (!exit.killedByUs && !this.#closed) this.#lostState = exit.reason;
+    });
+    if (this.#closed) {
+      await box.kill("bridge shutting down");
+      throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
+    }
+    return box;
+  }
+
+  #spec(): ContainerSpec {
+    const { config } = this.#deps;
+    const rand = Math.random().toString(36).slice(2, 8);
+    return {
+      name: `mcp-code-exec-${process.pid}-${sessionCounter}-${rand}`,
+      image: config.image,
+      labels: { [MARK_LABEL]: "1", [OWNER_LABEL]: ownerId() },
+      user: config.user,
+      memory: config.memory,
+      pids: config.pids,
+      cpus: config.cpus,
+      tmpfsSize: config.tmpfsSize,
+      shmSize: config.shmSize,
+      ulimits: { nofile: 1024, nproc: 1024 },
+      env: SANDBOX_ENV,
+      ociRuntime: config.ociRuntime,
+      seccompProfile: this.#deps.seccompProfile,
+      command: containerCommand(config.lifetimeSec),
+    };
+  }
+
+  async #stop(reason: string): Promise<void> {
+    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
+    this.#box = undefined;
+    if (box?.alive) await box.kill(reason);
+  }
+
+  #armIdle(): void {
+    this.#clearIdle();
+    const ms = this.#deps.config.idleTimeoutSec * 1000;
+    this.#idleTimer = setTimeout(() => {
+      const box = this.#box;
+      if (!box) return;
+      this.#deps.log.info("stopping idle sandbox", { name: box.name, idleSec: this.#deps.config.idleTimeoutSec });
+      this.#box = undefined;
+      this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
+      void box.kill("idle");
+    }, ms);
+    (this.#idleTimer as { unref?: () => void }).unref?.();
+  }
+
+  #clearIdle(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+}
+
+/** The sandbox's whole environment: fixed values, nothing from the bridge's own environment. */
+export const SANDBOX_ENV: Record<string, string> = {
+  HOME: "/tmp",
+  TMPDIR: "/tmp",
+  LANG: "C.UTF-8",
+  PYTHONDONTWRITEBYTECODE: "1",
+  PYTHONUNBUFFERED: "1",
+  MPLBACKEND: "Agg",
+  MPLCONFIGDIR: "/tmp/.matplotlib",
+};
+
+export function ownerId(): string {
+  return `${hostname()}:${process.pid}`;
+}
+
+type Race<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "aborted" };
+
+function raceTimeout<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<Race<T>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ kind: "timeout" }), ms);
+    const onAbort = () => resolve({ kind: "aborted" });
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (value) => resolve({ kind: "done", value }),
+      (err) => reject(err),
+    ).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+function formatSeconds(s: number): string {
+  return Number.isInteger(s) ? `${s}s` : `${s.toFixed(1)}s`;
+}

@@ -1,0 +1,4 @@
+declare module "*.py" {
+  const source: string;
+  export default source;
+}
