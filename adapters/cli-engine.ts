@@ -21,6 +21,8 @@ export interface CliEngineProfile {
   listArgs(label: string): string[];
   /** Extra `run` flags this engine needs before the shared hardening flags. */
   runExtra?: string[];
+  /** Global CLI flags (before `run`) this spec needs on this engine. */
+  globalFlags?(spec: ContainerSpec): string[];
   imageHint(image: string, binary: string): string;
 }
 
@@ -72,7 +74,7 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
       return probed;
     },
     async runArgv(spec: ContainerSpec) {
-      return runArgv(resolveBinary(), spec, profile.runExtra);
+      return runArgv(resolveBinary(), spec, profile.runExtra, profile.globalFlags?.(spec));
     },
     async imageExists(image) {
       const r = await run(profile.imageExistsArgs(image));

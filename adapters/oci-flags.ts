@@ -36,8 +36,13 @@ export function hardeningFlags(spec: ContainerSpec): string[] {
 }
 
 /** The full `run` argv for a docker-compatible CLI. */
-export function runArgv(binary: string, spec: ContainerSpec, extra: string[] = []): string[] {
-  return [binary, "run", ...extra, ...hardeningFlags(spec), spec.image, ...spec.command];
+export function runArgv(binary: string, spec: ContainerSpec, extra: string[] = [], global: string[] = []): string[] {
+  return [binary, ...global, "run", ...extra, ...hardeningFlags(spec), spec.image, ...spec.command];
+}
+
+/** gVisor: the sandbox has no network, so runsc needs no network stack at all. */
+export function isGvisor(ociRuntime: string | undefined): boolean {
+  return ociRuntime !== undefined && /(^|\/)runsc[^/]*$/.test(ociRuntime);
 }
 
 /** Parse `--format '{{json .Labels}}'`-style label output of docker (k=v,k=v) or podman (a map). */

@@ -1,5 +1,6 @@
 /** Podman (rootful or rootless) on the local machine. */
 import { createCliAdapter, unavailableOrFailed } from "./cli-engine.ts";
+import { isGvisor } from "./oci-flags.ts";
 import type { AdapterOptions, RuntimeAdapter } from "./types.ts";
 
 export default function podman(options: AdapterOptions): RuntimeAdapter {
@@ -27,6 +28,9 @@ export default function podman(options: AdapterOptions): RuntimeAdapter {
           },
         };
       },
+      // runsc's own network setup fails on some hosts ("cannot run with network enabled in root
+      // network namespace"); with --network none there is nothing for it to set up anyway.
+      globalFlags: (spec) => (isGvisor(spec.ociRuntime) ? ["--runtime-flag", "network=none"] : []),
       imageExistsArgs: (image) => ["image", "exists", image],
       removeArgs: (name) => ["rm", "--force", "--time", "0", "--ignore", name],
       listArgs: (label) => ["ps", "--all", "--filter", `label=${label}`, "--format", "json"],

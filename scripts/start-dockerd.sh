@@ -9,9 +9,17 @@ DOCKERD=$(command -v dockerd || echo /usr/sbin/dockerd)
 RUNSC=$(command -v runsc || echo /usr/bin/runsc)
 LOG=/var/log/mcp-code-exec-dockerd.log
 log "starting $DOCKERD (log: $LOG)"
-args=(--bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false
+CONF=/etc/mcp-code-exec/dockerd.json
+mkdir -p "$(dirname "$CONF")"
+# runsc gets --network=none: the sandbox has no network, and runsc's own network setup fails on some
+# hosts ("cannot run with network enabled in root network namespace").
+if [ -x "$RUNSC" ]; then
+  printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none"]}}}\n' "$RUNSC" > "$CONF"
+else
+  echo '{}' > "$CONF"
+fi
+args=(--config-file "$CONF" --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false
       -H unix:///var/run/docker.sock --data-root /var/lib/docker --exec-root /var/run/docker)
-[ -x "$RUNSC" ] && args+=(--add-runtime "runsc=$RUNSC")
 # dockerd 20.10 has no --ip6tables flag; drop it when the daemon rejects it.
 "$DOCKERD" --help 2>&1 | grep -q -- '--ip6tables' || args=("${args[@]/--ip6tables=false}")
 args=($(printf '%s\n' "${args[@]}" | grep -v '^$'))

@@ -159,14 +159,13 @@ export class Session {
       const what = timedOut ? `timed out after ${formatSeconds(timeoutSec)}` : "was cancelled by the client";
       outcome.timedOut = timedOut || undefined;
       outcome.cancelled = cancelled || undefined;
+      const type = timedOut ? "TimeoutError" : "Cancelled";
+      const message = sessionReset
+        ? `run_python ${what}; ${sessionReset}`
+        : `run_python ${what} and was interrupted; the session and its variables were kept`;
+      // Where the code was when it was interrupted helps the model fix it.
       const where = frame?.error?.traceback ? `\n${frame.error.traceback.replace(/KeyboardInterrupt\s*$/, "").trimEnd()}` : "";
-      outcome.error = {
-        type: timedOut ? "TimeoutError" : "Cancelled",
-        message: sessionReset
-          ? `run_python ${what}; ${sessionReset}`
-          : `run_python ${what} and was interrupted; the session and its variables were kept`,
-        traceback: `${timedOut ? "TimeoutError" : "Cancelled"}: run_python ${what}${where}`,
-      };
+      outcome.error = { type, message, traceback: `${type}: ${message}${where}` };
     } else if (sessionReset) {
       outcome.error = { type: "SandboxExited", message: sessionReset, traceback: "" };
     }

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createApp, type App } from "../app.ts";
 import { BridgeError, renderError } from "../errors.ts";
+import { isGvisor } from "../../adapters/oci-flags.ts";
 import { AUTO_ORDER, loadAdapter, type SelectionAttempt } from "../runtime/registry.ts";
 import { removeAllContainersSync } from "../sandbox/live-containers.ts";
 
@@ -102,7 +103,7 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
       checks.push({ name: "sandbox start", ok: false, detail: outcome.error?.message ?? "no probe result" });
     } else {
       checks.push({ name: "sandbox start", ok: true, detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"})` });
-      checks.push(...verifyFlags(JSON.parse(pyToJson(outcome.value)) as ProbeReport, app));
+      checks.push(...verifyFlags(JSON.parse(pyToJson(outcome.value)) as ProbeReport, app, isGvisor(config.ociRuntime)));
     }
   } catch (err) {
     checks.push({ name: "sandbox start", ok: false, detail: renderError(err), fix: err instanceof BridgeError ? err.hint : undefined });
@@ -143,8 +144,11 @@ interface ProbeReport {
   env: string[];
 }
 
-export function verifyFlags(p: ProbeReport, app: Pick<App, "config">): Check[] {
+export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = false): Check[] {
   const { config } = app;
+  // gVisor's guest kernel does not show seccomp, no_new_privs or cgroup files; the engine applies
+  // them to the sandbox process on the host, outside the guest.
+  const outside = (name: string, what: string): Check => ({ name, ok: true, detail: `not visible inside gVisor (${what}); applied by the engine outside the guest kernel` });
   const [uid, gid] = config.user.split(":").map(Number);
   const memBytes = engineBytes(config.memory);
   const mem = p.memory_limit === null || p.memory_limit === "max" ? undefined : Number(p.memory_limit);
@@ -152,15 +156,15 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">): Check[] {
   return [
     { name: "unprivileged user", ok: p.uid === uid && p.gid === (gid ?? uid), detail: `uid=${p.uid} gid=${p.gid}` },
     { name: "no capabilities", ok: /^0+$/.test(p.cap_eff ?? ""), detail: `CapEff=${p.cap_eff}` },
-    { name: "no-new-privileges", ok: p.no_new_privs === "1", detail: `NoNewPrivs=${p.no_new_privs}` },
-    { name: "seccomp", ok: p.seccomp === "2", detail: `Seccomp=${p.seccomp} (2 = filter)`, fix: p.seccomp === "2" ? undefined : "the engine runs without a seccomp filter; check its seccomp profile settings" },
+    gvisor && p.no_new_privs === null ? outside("no-new-privileges", "NoNewPrivs absent") : { name: "no-new-privileges", ok: p.no_new_privs === "1", detail: `NoNewPrivs=${p.no_new_privs}` },
+    gvisor ? outside("seccomp", `Seccomp=${p.seccomp}`) : { name: "seccomp", ok: p.seccomp === "2", detail: `Seccomp=${p.seccomp} (2 = filter)`, fix: p.seccomp === "2" ? undefined : "the engine runs without a seccomp filter; check its seccomp profile settings" },
     { name: "read-only root", ok: !p.root_writable, detail: p.root_writable ? "/ is writable" : "/ is read-only" },
     { name: "writable /tmp tmpfs", ok: p.tmp_writable && p.tmp_bytes <= engineBytes(config.tmpfsSize) * 1.05, detail: `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})` },
     { name: "sized /dev/shm", ok: p.shm_bytes <= engineBytes(config.shmSize) * 1.05, detail: `${mib(p.shm_bytes)} (limit ${config.shmSize})` },
     { name: "no network", ok: p.network !== "connected" && (p.interfaces ?? []).every((i) => i === "lo"), detail: `interfaces=${JSON.stringify(p.interfaces)}; connect: ${p.network}` },
-    { name: "memory limit", ok: mem !== undefined && mem <= memBytes * 1.05, detail: `cgroup limit ${p.memory_limit} (want ${config.memory})`, fix: mem === undefined ? rootlessHint : undefined },
-    { name: "pids limit", ok: p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids, detail: `pids.max=${p.pids_limit} (want ${config.pids})`, fix: p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : undefined },
-    { name: "cpu limit", ok: !/^(max|-1)\b/.test(p.cpu_max), detail: `cpu quota/period ${p.cpu_max} (want ${config.cpus})` },
+    gvisor && mem === undefined ? outside("memory limit", "no cgroup files") : { name: "memory limit", ok: mem !== undefined && mem <= memBytes * 1.05, detail: `cgroup limit ${p.memory_limit} (want ${config.memory})`, fix: mem === undefined ? rootlessHint : undefined },
+    gvisor && p.pids_limit === null ? outside("pids limit", "no cgroup files") : { name: "pids limit", ok: p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids, detail: `pids.max=${p.pids_limit} (want ${config.pids})`, fix: p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : undefined },
+    gvisor && p.cpu_max.includes("?") ? outside("cpu limit", "no cgroup files") : { name: "cpu limit", ok: /^\d+ \d+$/.test(p.cpu_max), detail: `cpu quota/period ${p.cpu_max} (want ${config.cpus})` },
     { name: "ulimits", ok: p.nofile[1] <= 1024 && p.nproc[1] <= 1024, detail: `nofile=${p.nofile.join(":")} nproc=${p.nproc.join(":")}` },
     { name: "environment allow-list", ok: p.env.every((k) => ALLOWED_ENV.has(k)), detail: p.env.join(" ") },
   ];

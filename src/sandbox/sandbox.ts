@@ -279,6 +279,9 @@ function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
   if (/unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {
     return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime ?? ""} is not known to ${engine}`, { source: engine, hint: `install it (e.g. apt-get install runsc) and register it with ${engine}, or unset MCP_BRIDGE_OCI_RUNTIME` });
   }
+  if (/network enabled in root network namespace/i.test(text)) {
+    return new BridgeError("SANDBOX_START", "gVisor (runsc) could not set up its network stack on this host", { source: engine, hint: 'register runsc with the runtime argument --network=none, e.g. in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}} (scripts/start-dockerd.sh does this)' });
+  }
   return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, { source: engine, hint: "run `mcp-code-exec doctor`" });
 }
 

@@ -1,0 +1,44 @@
+/** Spawn the compiled bridge and talk to it with the MCP SDK's real client over stdio. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BINARY, bridgeEnv } from "./env.ts";
+
+export interface BridgeHandle {
+  client: Client;
+  pid: number;
+  stderr(): string;
+  run(code: string, extra?: { timeout?: number; reset?: boolean }): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+export interface RunResult {
+  text: string;
+  isError: boolean;
+  structured: Record<string, unknown>;
+  raw: CallToolResult;
+}
+
+export async function startBridge(env: Record<string, string> = {}, args: string[] = []): Promise<BridgeHandle> {
+  const transport = new StdioClientTransport({ command: BINARY, args, env: bridgeEnv(env), stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const client = new Client({ name: "mcp-code-exec-tests", version: "0.0.0" });
+  await client.connect(transport);
+  const pid = transport.pid ?? -1;
+  return {
+    client,
+    pid,
+    stderr: () => stderr,
+    async run(code, extra = {}) {
+      const raw = (await client.callTool({ name: "run_python", arguments: { code, ...extra } }, undefined, { timeout: 300_000 })) as CallToolResult;
+      const text = raw.content.map((c) => (c.type === "text" ? c.text : `<${c.type}>`)).join("\n");
+      return { text, isError: raw.isError === true, structured: (raw.structuredContent ?? {}) as Record<string, unknown>, raw };
+    },
+    async close() {
+      await client.close().catch(() => {});
+    },
+  };
+}

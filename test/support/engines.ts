@@ -1,0 +1,35 @@
+/** Ask an engine directly (not through the bridge) which of our containers exist. */
+export interface OurContainer {
+  name: string;
+  owner: string;
+  running: boolean;
+}
+
+export async function listOurContainers(engine: string): Promise<OurContainer[]> {
+  const format = engine === "podman" ? "json" : "{{json .}}";
+  const proc = Bun.spawn([engine, "ps", "--all", "--no-trunc", "--filter", "label=io.mcp-code-exec=1", "--format", format], { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`${engine} ps failed: ${err}`);
+  const text = out.trim();
+  if (!text) return [];
+  const rows = (text.startsWith("[") ? JSON.parse(text) : text.split("\n").map((l) => JSON.parse(l))) as Array<Record<string, unknown>>;
+  return rows.map((r) => {
+    const labels = r.Labels;
+    let owner = "";
+    if (labels && typeof labels === "object") owner = String((labels as Record<string, string>)["io.mcp-code-exec.owner"] ?? "");
+    else owner = /io\.mcp-code-exec\.owner=([^,]*)/.exec(String(labels ?? ""))?.[1] ?? "";
+    const name = Array.isArray(r.Names) ? String(r.Names[0]) : String(r.Names ?? "");
+    const state = String(r.State ?? "").toLowerCase();
+    return { name, owner, running: state === "running" };
+  });
+}
+
+/** Poll until check() is true or the deadline passes; returns the last value of check(). */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, intervalMs = 250): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await Bun.sleep(intervalMs);
+  }
+  return check();
+}

@@ -1,0 +1,24 @@
+/** Shared facts for the test suites: which engines and image they run against, where the binary is. */
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const BINARY = join(ROOT, "dist", "mcp-code-exec");
+/** The offline image built by scripts/build-image.sh. */
+export const IMAGE = process.env.MCP_TEST_IMAGE ?? "mcp-code-exec-sandbox:bookworm";
+/** Real engines every engine-parametrised suite runs against. A missing one fails the suite. */
+export const ENGINES = (process.env.MCP_TEST_ENGINES ?? "podman,docker").split(",").map((s) => s.trim()).filter(Boolean);
+
+/** The environment a bridge under test gets: only what it needs, plus the test's own settings. */
+export function bridgeEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const base: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/root",
+    MCP_BRIDGE_IMAGE: IMAGE,
+    MCP_BRIDGE_LOG_LEVEL: "WARNING",
+  };
+  for (const k of ["XDG_RUNTIME_DIR", "DOCKER_HOST", "CONTAINER_HOST"]) {
+    const v = process.env[k];
+    if (v) base[k] = v;
+  }
+  return { ...base, ...extra };
+}
