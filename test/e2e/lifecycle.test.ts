@@ -1,0 +1,179 @@
+/**
+ * Container lifecycle as a user meets it: lazy start, prewarm, idle stop, cleanup on every way the
+ * bridge can end, orphan removal after SIGKILL, and clear errors for a missing engine or image.
+ */
+import { describe, expect, test } from "bun:test";
+import { startBridge } from "../support/bridge.ts";
+import { listOurContainers, waitFor } from "../support/engines.ts";
+import { ENGINES } from "../support/env.ts";
+
+const mine = async (engine: string, pid: number) => (await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${pid}`));
+
+describe.each(ENGINES)("lifecycle on %s", (engine) => {
+  test("no engine is touched before the first call when prewarm is off", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0" });
+    try {
+      await bridge.client.listTools();
+      await Bun.sleep(500);
+      expect(await mine(engine, bridge.pid)).toEqual([]);
+      expect((await bridge.run("1")).structured.value).toBe("1");
+      expect((await mine(engine, bridge.pid)).length).toBe(1);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("prewarm starts the sandbox once the client has initialized", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    try {
+      expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 1, 15_000)).toBe(true);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("closing the client's pipe removes the container", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    await bridge.run("1");
+    expect((await mine(engine, bridge.pid)).length).toBe(1);
+    await bridge.close();
+    expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 20_000)).toBe(true);
+  });
+
+  test("SIGTERM removes the container", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    await bridge.run("1");
+    process.kill(bridge.pid, "SIGTERM");
+    expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 20_000)).toBe(true);
+    await bridge.close();
+  });
+
+  test("after SIGKILL no container is left running once a bridge starts again", async () => {
+    const first = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    await first.run("1");
+    const [orphan] = await mine(engine, first.pid);
+    expect(orphan).toBeDefined();
+    // Hold the GIL in C code forever, so the sandbox cannot even notice its stdin closing.
+    void first.run("import re\nre.match(r'(a+)+$', 'a' * 64 + 'b')", { timeout: 120 }).catch(() => {});
+    await Bun.sleep(1000);
+    process.kill(first.pid, "SIGKILL");
+    await Bun.sleep(1000);
+    // The engine keeps it running: killing the bridge (and the engine client) does not stop it.
+    expect((await listOurContainers(engine)).find((c) => c.name === orphan!.name)?.running).toBe(true);
+    await first.close();
+    const second = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0" });
+    try {
+      const gone = await waitFor(async () => !(await listOurContainers(engine)).some((c) => c.name === orphan!.name), 20_000);
+      expect(gone).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("after SIGKILL of an idle bridge the sandbox sees its stdin close and exits by itself", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    await bridge.run("1");
+    const [c] = await mine(engine, bridge.pid);
+    process.kill(bridge.pid, "SIGKILL");
+    expect(await waitFor(async () => !(await listOurContainers(engine)).some((x) => x.name === c!.name), 20_000)).toBe(true);
+    await bridge.close();
+  });
+
+  test("the sweep leaves containers of live bridges alone", async () => {
+    const a = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    try {
+      await a.run("1");
+      const b = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0" });
+      await Bun.sleep(3000);
+      await b.close();
+      expect((await mine(engine, a.pid)).length).toBe(1);
+      expect((await a.run("'still'")).structured.value).toBe("'still'");
+    } finally {
+      await a.close();
+    }
+  });
+
+  test("an idle sandbox is stopped and the next result says state was lost", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT: "1" });
+    try {
+      await bridge.run("idle_var = 1");
+      expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 15_000)).toBe(true);
+      const r = await bridge.run("'idle_var' in globals()");
+      expect(r.structured.value).toBe("False");
+      expect(r.text).toContain("MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT");
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("a sandbox that dies between calls is replaced, and the result says so", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    try {
+      await bridge.run("doomed = 1");
+      const [c] = await mine(engine, bridge.pid);
+      Bun.spawnSync([engine, "rm", "--force", c!.name]);
+      await Bun.sleep(500);
+      const r = await bridge.run("'doomed' in globals()");
+      expect(r.structured.value).toBe("False");
+      expect(r.text).toContain("earlier session state was lost");
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("os._exit inside a run resets the session with a clear message", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    try {
+      const r = await bridge.run("import os\nos._exit(7)");
+      expect(r.isError).toBe(true);
+      expect(String(r.structured.session_reset)).toContain("exited with code 7");
+      expect((await bridge.run("'back'")).structured.value).toBe("'back'");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
+describe("missing pieces give actionable errors and the bridge keeps serving", () => {
+  const engine = ENGINES[0]!;
+
+  test("a missing image names the command that fixes it", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:does-not-exist" });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await bridge.run("1");
+        expect(r.isError).toBe(true);
+        expect(r.text).toContain("image mcp-code-exec-sandbox:does-not-exist not found");
+        expect(r.text).toContain("scripts/build-image.sh");
+      }
+      expect((await bridge.client.listTools()).tools.length).toBe(1);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("a missing engine says which one and how to install it", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: "podman", PATH: "/nonexistent" });
+    try {
+      const r = await bridge.run("1");
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain("[podman] podman not found on PATH");
+      expect(r.text).toContain("apt-get install podman");
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("with no engine at all, auto-selection lists what it tried", async () => {
+    const bridge = await startBridge({ PATH: "/nonexistent" });
+    try {
+      const r = await bridge.run("1");
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain("no container engine found");
+      expect(r.text).toContain("podman not found");
+      expect(r.text).toContain("docker not found");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
