@@ -14,7 +14,8 @@ export interface ExecOptions {
 
 export async function exec(opts: ExecOptions): Promise<number> {
   const code = opts.code ?? readSource(opts.file);
-  const app = createApp();
+  // A person at a terminal wants the result, not the bridge's INFO lines.
+  const app = createApp({ ...process.env, MCP_BRIDGE_LOG_LEVEL: process.env.MCP_BRIDGE_LOG_LEVEL ?? "WARNING" });
   const session = app.newSession();
   process.on("exit", removeAllContainersSync);
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
