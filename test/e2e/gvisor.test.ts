@@ -1,0 +1,23 @@
+/** gVisor (runsc) as the OCI runtime, on every engine: MCP_BRIDGE_OCI_RUNTIME=runsc. */
+import { describe, expect, test } from "bun:test";
+import { startBridge } from "../support/bridge.ts";
+import { ENGINES } from "../support/env.ts";
+
+const GVISOR = (process.env.MCP_TEST_GVISOR ?? "1") !== "0";
+
+describe.if(GVISOR).each(ENGINES)("gVisor on %s", (engine) => {
+  test("code runs under gVisor's kernel with the same limits", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" });
+    try {
+      const r = await bridge.run(
+        "import os, socket, subprocess\nkernel = subprocess.run(['dmesg'], capture_output=True, text=True).stdout\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    net = 'connected'\nexcept OSError:\n    net = 'blocked'\ntry:\n    open('/etc/x', 'w')\n    ro = False\nexcept OSError:\n    ro = True\n('gVisor' in kernel, net, ro, os.getuid())",
+      );
+      expect(r.structured.value).toBe("(True, 'blocked', True, 65534)");
+      const mem = await bridge.run("x = bytearray(1024 * 1024 * 1024)\nlen(x)");
+      expect(mem.isError).toBe(true);
+      expect((await bridge.run("'alive'")).structured.value).toBe("'alive'");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
