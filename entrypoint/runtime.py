@@ -22,6 +22,7 @@ import traceback
 
 PROTOCOL_VERSION = 1
 ENTRYPOINT_FILE = "<mcp-entrypoint>"
+INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp-package>", "<mcp-signature>")
 MAX_VALUE_CHARS = 64 * 1024
 DRAIN_WAIT_S = 2.0
 
@@ -302,14 +303,46 @@ def handle_host_frame(frame):
         os._exit(0)
 
 
+class _Builtins(dict):
+    """Builtins with a say in unknown names: `mcp_github` without servers=["github"] explains itself."""
+
+    def __missing__(self, name):
+        for hook in MISSING_NAME_HOOKS:
+            hook(name)
+        raise KeyError(name)
+
+
+MISSING_NAME_HOOKS = []  # (name) -> raise a helpful NameError, or return to fall through
+
+
 def user_globals():
-    g = {"__name__": "__main__", "__builtins__": __builtins__}
-    for hook in GLOBALS_HOOKS:
-        hook(g)
-    return g
+    import builtins
+
+    return {"__name__": "__main__", "__builtins__": _Builtins(builtins.__dict__)}
 
 
-GLOBALS_HOOKS = []
+def _install_mcp_package():
+    """The `mcp` package (entrypoint/mcp_package.py) arrives with this file as MCP_PACKAGE_SOURCE."""
+    source = globals().get("MCP_PACKAGE_SOURCE")
+    if not source:
+        return
+    import types
+
+    host = types.ModuleType("_mcp_host")
+    host.rpc = rpc
+    host.rpc_sync = rpc_sync
+    host.ERROR_FACTORIES = ERROR_FACTORIES
+    host.RUN_HOOKS = RUN_HOOKS
+    host.MISSING_NAME_HOOKS = MISSING_NAME_HOOKS
+    host.KNOWN_SERVERS = {}
+    host.user_globals_dict = lambda: G
+    sys.modules["_mcp_host"] = host
+    pkg = types.ModuleType("mcp", "MCP servers configured for this bridge, callable from code.")
+    pkg.__path__ = []
+    pkg.__file__ = "<mcp-package>"
+    sys.modules["mcp"] = pkg
+    exec(compile(source, "<mcp-package>", "exec"), pkg.__dict__)
+
 RUN_HOOKS = []  # called with the exec frame before user code runs (e.g. to load proxies)
 VALUE_RENDERERS = []  # (value) -> dict | None; first non-None wins
 G = {}
@@ -356,7 +389,7 @@ def _format_error(exc):
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
     # Drop the runtime's own frames: the model only needs its code's frames.
     te.stack = traceback.StackSummary.from_list(
-        [f for f in te.stack if f.filename != ENTRYPOINT_FILE and "asyncio" not in f.filename]
+        [f for f in te.stack if f.filename not in INTERNAL_FILES and "asyncio" not in f.filename]
     )
     return {
         "type": type(exc).__name__,
@@ -438,6 +471,7 @@ def main():
     signal.signal(signal.SIGINT, _on_sigint)
     asyncio.set_event_loop(MAIN_LOOP)
     G = user_globals()
+    _install_mcp_package()
     threading.Thread(target=reader, name="protocol-reader", daemon=True).start()
     send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0], "pid": os.getpid()})
     while True:

@@ -1,10 +1,13 @@
-/** Wiring shared by every command: configuration, logger, lazy engine, session. */
+/** Wiring shared by every command: configuration, logger, lazy engine, upstream servers, sessions. */
 import { homedir } from "node:os";
 import { loadConfig, type Config } from "./config/env.ts";
+import { discoverServers, type Discovery } from "./config/servers.ts";
 import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
 import { Session, type SessionDeps } from "./session.ts";
+import { UpstreamPool } from "./upstream/pool.ts";
+import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export const VERSION: string = pkg.version;
@@ -14,19 +17,58 @@ export interface App {
   log: Logger;
   env: Record<string, string>;
   engine: () => Promise<Selected>;
+  /** Configured upstream MCP servers (files are read once, at first use). */
+  pool(): UpstreamPool;
   newSession(extra?: Partial<SessionDeps>): Session;
+  close(): Promise<void>;
 }
 
-export function createApp(processEnv: Record<string, string | undefined> = process.env): App {
-  const config = loadConfig(processEnv, homedir());
+export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd()): App {
+  const home = processEnv.HOME || homedir();
+  const config = loadConfig(processEnv, home);
   const log = createLogger(config.logLevel);
   const env = engineEnv(processEnv);
   const engine = lazyEngine(config.runtime, { env });
+  let pool: UpstreamPool | undefined;
+  const getPool = () => {
+    pool ??= new UpstreamPool({
+      discovery: discover(processEnv, home, cwd, log),
+      stateDir: config.stateDir,
+      log,
+      version: VERSION,
+      connectTimeoutMs: config.upstreamStartTimeoutSec * 1000,
+    });
+    return pool;
+  };
   return {
     config,
     log,
     env,
     engine,
-    newSession: (extra = {}) => new Session({ config, engine, spawn: spawnChild, engineEnv: env, log, ...extra }),
+    pool: getPool,
+    newSession: (extra = {}) =>
+      new Session({
+        config,
+        engine,
+        spawn: spawnChild,
+        engineEnv: env,
+        log,
+        rpcFor: (session) => createSandboxRpc({ pool: getPool(), loaded: () => session.loadedServers, toolTimeoutMs: config.toolTimeoutSec * 1000 }),
+        discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
+        ...extra,
+      }),
+    close: async () => {
+      await pool?.close();
+    },
   };
+}
+
+function discover(env: Record<string, string | undefined>, home: string, cwd: string, log: Logger): Discovery {
+  // Our own binary (compiled) or entry script (from source): an entry launching either is this bridge.
+  const selfPaths = [process.execPath, process.argv[1] ?? ""].filter((p) => /mcp-code-exec(\.exe)?$|src[\\/]main\.ts$/.test(p));
+  const d = discoverServers({ env, home, cwd, selfPaths });
+  for (const p of d.problems) log.warn("MCP config problem", { file: p.file, path: p.path || undefined, problem: p.message });
+  for (const s of d.skipped) log.info("MCP server skipped", { name: s.name, source: s.source, reason: s.reason });
+  log.info("MCP servers found", { count: d.servers.length, names: d.servers.map((s) => s.name).join(",") });
+  return d;
 }

@@ -23,13 +23,15 @@ cli
   .option("-c, --code <code>", "Python source to run")
   .option("-t, --timeout <seconds>", "Timeout in seconds")
   .option("--json", "Print the result as JSON")
+  .option("-s, --servers <names>", "MCP servers to load, comma-separated")
   .example("mcp-code-exec exec -c 'import sys; sys.version'")
   .example("echo 'print(6*7)' | mcp-code-exec exec")
-  .action(async (file: string | undefined, opts: { code?: string; timeout?: string; json?: boolean }) => {
+  .action(async (file: string | undefined, opts: { code?: string; timeout?: string; json?: boolean; servers?: string }) => {
     const timeout = opts.timeout === undefined ? undefined : Number(opts.timeout);
     if (timeout !== undefined && !(timeout > 0)) fail(new BridgeError("INVALID_INPUT", `--timeout must be a positive number; got "${opts.timeout}"`));
     const code = opts.code === undefined ? undefined : String(opts.code);
-    const status = await (await import("./cli/exec.ts")).exec({ code, file, timeout, json: opts.json });
+    const servers = opts.servers === undefined ? undefined : String(opts.servers).split(",").map((s) => s.trim()).filter(Boolean);
+    const status = await (await import("./cli/exec.ts")).exec({ code, file, timeout, json: opts.json, servers });
     process.exit(status);
   });
 

@@ -23,7 +23,9 @@ export interface RunRequest {
   code: string;
   timeoutSec?: number;
   reset?: boolean;
-  /** Extra fields for the exec frame (servers to load, ...). */
+  /** MCP servers whose proxies this run (and later runs) can use. */
+  servers?: string[];
+  /** Extra fields for the exec frame. */
   extra?: Record<string, unknown>;
   /** Aborts the run like a timeout does (client cancellation). */
   signal?: AbortSignal;
@@ -51,7 +53,10 @@ export interface SessionDeps {
   spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
   engineEnv: Record<string, string>;
   log: Logger;
-  onRpc?: (frame: RpcFrame) => Promise<unknown>;
+  /** Builds the handler for requests from this session's sandbox code (tool calls, discovery). */
+  rpcFor?: (session: Session) => (frame: RpcFrame) => Promise<unknown>;
+  /** Every configured server as {name, alias}, sent with each run so proxies can be named. */
+  discovered?: () => Array<{ name: string; alias: string }>;
   /** Seccomp profile path, when the bridge ships one for this engine. */
   seccompProfile?: string;
 }
@@ -68,10 +73,19 @@ export class Session {
   #lostState: string | undefined;
   #closed = false;
   #imageChecked = new Set<string>();
+  #loaded = new Set<string>();
+  #currentRun: number | undefined;
+  #rpc: ((frame: RpcFrame) => Promise<unknown>) | undefined;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
     this.id = `${process.pid}-${++sessionCounter}`;
+    this.#rpc = deps.rpcFor?.(this);
+  }
+
+  /** Servers loaded in this session; they stay loaded until reset. */
+  get loadedServers(): ReadonlySet<string> {
+    return this.#loaded;
   }
 
   /** Start the sandbox in the background so the first call does not pay for it. */
@@ -108,14 +122,18 @@ export class Session {
       await this.#stop("reset requested");
       notes.push("Session reset: this run started in a fresh interpreter.");
       this.#lostState = undefined;
+      this.#loaded.clear();
     }
+    for (const s of req.servers ?? []) this.#loaded.add(s);
     let lostBefore = this.#lostState;
     this.#lostState = undefined;
     this.#clearIdle();
     const box = await this.#ensure();
     if (box !== this.#box) lostBefore = lostBefore ?? "the sandbox was replaced";
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
-    const { id, result } = box.run(req.code, outputCap, req.extra);
+    const extra = { ...req.extra, servers: [...this.#loaded], discovered: this.#deps.discovered?.() ?? [] };
+    const { id, result } = box.run(req.code, outputCap, extra);
+    this.#currentRun = id;
 
     let frame: ResultFrame | undefined;
     let timedOut = false;
@@ -170,6 +188,7 @@ export class Session {
       outcome.error = { type: "SandboxExited", message: sessionReset, traceback: "" };
     }
     if (sessionReset) outcome.sessionReset = sessionReset;
+    this.#currentRun = undefined;
     if (this.#box?.alive) this.#armIdle();
     return outcome;
   }
@@ -201,7 +220,7 @@ export class Session {
       engineEnv: this.#deps.engineEnv,
       log,
       startTimeoutMs: START_TIMEOUT_MS,
-      onRpc: this.#deps.onRpc,
+      onRpc: (frame) => this.#onRpc(frame),
     });
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
     this.#box = box;
@@ -235,6 +254,15 @@ export class Session {
       seccompProfile: this.#deps.seccompProfile,
       command: containerCommand(config.lifetimeSec),
     };
+  }
+
+  /** Requests from sandbox code are honoured only while one of its runs is in progress. */
+  async #onRpc(frame: RpcFrame): Promise<unknown> {
+    if (!this.#rpc) throw Object.assign(new Error("this bridge has no MCP servers to offer"), { kind: "bad_request" });
+    if (frame.run === null || frame.run !== this.#currentRun) {
+      throw Object.assign(new Error("requests to the host are only accepted while run_python is running (a background thread outlived its run?)"), { kind: "bad_request" });
+    }
+    return this.#rpc(frame);
   }
 
   async #stop(reason: string): Promise<void> {

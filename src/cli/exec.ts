@@ -10,6 +10,7 @@ export interface ExecOptions {
   file?: string;
   timeout?: number;
   json?: boolean;
+  servers?: string[];
 }
 
 export async function exec(opts: ExecOptions): Promise<number> {
@@ -24,12 +25,13 @@ export async function exec(opts: ExecOptions): Promise<number> {
     });
   }
   try {
-    const outcome = await session.run({ code, timeoutSec: opts.timeout });
+    const outcome = await session.run({ code, timeoutSec: opts.timeout, servers: opts.servers });
     const r = getRenderer(opts.json ? "json" : app.config.outputMode)(outcome);
     process.stdout.write(`${r.text}\n`);
     return r.isError ? 1 : 0;
   } finally {
     await session.close();
+    await app.close();
   }
 }
 

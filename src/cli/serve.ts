@@ -11,7 +11,7 @@ export async function serve(): Promise<void> {
   const app = createApp();
   const { config, log } = app;
   const session = app.newSession();
-  const server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION });
+  const server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool });
 
   let shuttingDown = false;
   const shutdown = async (why: string, code = 0) => {
@@ -22,6 +22,7 @@ export async function serve(): Promise<void> {
     (hardStop as { unref?: () => void }).unref?.();
     await session.close().catch(() => {});
     await removeAllContainers();
+    await app.close().catch(() => {});
     await server.close().catch(() => {});
     process.exit(code);
   };

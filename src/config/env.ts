@@ -121,6 +121,11 @@ export const ENV_SCHEMA = {
     .regex(/^[A-Za-z0-9._/-]+$/, "expected an OCI runtime name or path such as runc or runsc")
     .describe("OCI runtime passed to the engine (runsc = gVisor)"),
   MCP_BRIDGE_PREWARM: flag.describe("Start the sandbox in the background once a client initializes"),
+  MCP_BRIDGE_TOOL_TIMEOUT: seconds("MCP_BRIDGE_TOOL_TIMEOUT").describe("Timeout of one proxied MCP tool call from the sandbox"),
+  MCP_BRIDGE_UPSTREAM_START_TIMEOUT: seconds("MCP_BRIDGE_UPSTREAM_START_TIMEOUT").describe(
+    "How long an upstream MCP server may take to start and list its tools",
+  ),
+  MCP_BRIDGE_CONFIG: z.string().trim().min(1).describe("Extra MCP server config file or folder, read first"),
   MCP_BRIDGE_TMPFS_SIZE: z
     .string()
     .trim()
@@ -152,6 +157,8 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_LOG_LEVEL: "INFO",
   MCP_BRIDGE_PREWARM: "1",
   MCP_BRIDGE_TMPFS_SIZE: "64m",
+  MCP_BRIDGE_TOOL_TIMEOUT: "60",
+  MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "60",
   MCP_BRIDGE_SHM_SIZE: "64m",
 };
 
@@ -174,6 +181,8 @@ export interface Config {
   prewarm: boolean;
   tmpfsSize: string;
   shmSize: string;
+  toolTimeoutSec: number;
+  upstreamStartTimeoutSec: number;
 }
 
 /** Parse and validate the environment; throws one BridgeError listing every bad variable. */
@@ -220,6 +229,8 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     prewarm: values.MCP_BRIDGE_PREWARM as boolean,
     tmpfsSize: values.MCP_BRIDGE_TMPFS_SIZE as string,
     shmSize: values.MCP_BRIDGE_SHM_SIZE as string,
+    toolTimeoutSec: values.MCP_BRIDGE_TOOL_TIMEOUT as number,
+    upstreamStartTimeoutSec: values.MCP_BRIDGE_UPSTREAM_START_TIMEOUT as number,
   };
 }
 

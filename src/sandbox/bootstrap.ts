@@ -3,9 +3,11 @@
  * `python3 -I -c BOOTSTRAP`; the bootstrap reads a 10-digit length and that many bytes of source from
  * stdin (byte-exact, so the protocol that follows on the same pipe is untouched) and executes it.
  */
+import MCP_PACKAGE_PY from "../../entrypoint/mcp_package.py" with { type: "text" };
 import RUNTIME_PY from "../../entrypoint/runtime.py" with { type: "text" };
 
-export const ENTRYPOINT_SOURCE: string = RUNTIME_PY;
+/** runtime.py, with the `mcp` package's source in front of it as a Python string literal. */
+export const ENTRYPOINT_SOURCE: string = `MCP_PACKAGE_SOURCE = ${JSON.stringify(MCP_PACKAGE_PY)}\n${RUNTIME_PY}`;
 
 export const BOOTSTRAP = [
   "import os",

@@ -9,13 +9,28 @@ import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Renderer } from "../render/render.ts";
 import type { Session } from "../session.ts";
+import type { UpstreamPool } from "../upstream/pool.ts";
+import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
 
 export const TOOL_NAME = "run_python";
 
 export const RUN_PYTHON_DESCRIPTION =
-  "Run Python 3 in a persistent sandbox with no network. Variables, imports and functions persist " +
-  "between calls; top-level await works; the last expression's value is returned, like a REPL. " +
-  "stdout/stderr are captured (capped). reset=true starts a fresh interpreter.";
+  "Run Python 3 in a persistent sandbox (no network). State persists across calls; top-level await " +
+  "works; the last expression's value is returned. Tools of other MCP servers are callable from code: " +
+  "pass servers=[names] to load them, then `await mcp_<name>.<tool>(**kwargs)`. Discover with " +
+  "`from mcp import runtime`: runtime.list_servers_sync(), runtime.search_tool_docs_sync('what you " +
+  "need'), runtime.query_tool_docs_sync(server, tool, detail='signature'), help(mcp_<name>.<tool>). " +
+  "Failed calls raise McpToolError. Loop, retry and filter in code; print only what matters.";
+
+export const CAPABILITIES_URI = "resource://mcp-code-exec/capabilities";
+
+const CHECKLIST = [
+  "Checklist:",
+  "1. runtime.search_tool_docs_sync('what you need') to find tools across every server.",
+  "2. runtime.query_tool_docs_sync(server, tool, detail='signature') for the exact arguments.",
+  "3. run_python(servers=[server], code=...) and await mcp_<alias>.<tool>(...); use asyncio.gather for many calls.",
+  "4. Keep intermediate data in variables; print summaries, not raw dumps.",
+].join("\n");
 
 export interface BridgeServerDeps {
   config: Config;
@@ -23,13 +38,14 @@ export interface BridgeServerDeps {
   render: Renderer;
   log: Logger;
   version: string;
+  pool: () => UpstreamPool;
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): McpServer {
   const { config, session, render, log } = deps;
   const server = new McpServer(
     { name: "mcp-code-exec", version: deps.version },
-    { capabilities: { tools: {} }, instructions: undefined },
+    { capabilities: { tools: {}, resources: {} } },
   );
   server.registerTool(
     TOOL_NAME,
@@ -39,13 +55,15 @@ export function createBridgeServer(deps: BridgeServerDeps): McpServer {
         code: z.string().describe("Python source"),
         timeout: z.number().optional().describe(`Seconds (default ${config.timeoutSec}, max ${config.maxTimeoutSec})`),
         reset: z.boolean().optional().describe("Fresh interpreter first"),
+        servers: z.array(z.string()).optional().describe("MCP servers to load"),
       },
     },
     async (args, extra) => {
       const problem = checkTimeout(args.timeout, config);
-      if (problem) return { content: [{ type: "text", text: problem }], isError: true };
+      const unknown = problem ? undefined : unknownServers(args.servers, deps.pool());
+      if (problem || unknown) return { content: [{ type: "text", text: (problem ?? unknown)! }], isError: true };
       try {
-        const outcome = await session.run({ code: args.code, timeoutSec: args.timeout, reset: args.reset, signal: extra.signal });
+        const outcome = await session.run({ code: args.code, timeoutSec: args.timeout, reset: args.reset, servers: args.servers, signal: extra.signal });
         const r = render(outcome);
         return { content: [{ type: "text", text: r.text }], structuredContent: r.structured, isError: r.isError };
       } catch (err) {
@@ -56,7 +74,21 @@ export function createBridgeServer(deps: BridgeServerDeps): McpServer {
       }
     },
   );
+  server.registerResource(
+    "capabilities",
+    CAPABILITIES_URI,
+    { description: "What run_python's sandbox offers: helpers, configured servers, a checklist", mimeType: "text/plain" },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }] }),
+  );
   return server;
+}
+
+function unknownServers(servers: string[] | undefined, pool: UpstreamPool): string | undefined {
+  if (!servers?.length) return undefined;
+  const names = new Set(pool.entries().map((e) => e.name));
+  const bad = servers.filter((s) => !names.has(s));
+  if (!bad.length) return undefined;
+  return `[mcp-code-exec] unknown MCP server(s): ${bad.join(", ")}. Configured: ${[...names].join(", ") || "none (see \`mcp-code-exec servers\`)"}`;
 }
 
 function checkTimeout(timeout: number | undefined, config: Config): string | undefined {

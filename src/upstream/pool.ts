@@ -1,0 +1,137 @@
+/**
+ * Every configured upstream server, their tool lists (memory, then a disk cache keyed by the server's
+ * config, then the live server) and one search index over all of them.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Discovery, ServerEntry } from "../config/servers.ts";
+import { createSearchIndex, type SearchIndex } from "../docs/search.ts";
+import type { Logger } from "../log.ts";
+import { UpstreamServer } from "./upstream-server.ts";
+
+export interface PoolOptions {
+  discovery: Discovery;
+  stateDir: string;
+  log: Logger;
+  version: string;
+  connectTimeoutMs: number;
+}
+
+interface CacheFile {
+  server: string;
+  configHash: string;
+  fetchedAt: string;
+  tools: Tool[];
+}
+
+export class UpstreamPool {
+  readonly discovery: Discovery;
+  #opts: PoolOptions;
+  #servers = new Map<string, UpstreamServer>();
+  #tools = new Map<string, Tool[]>();
+  #index: SearchIndex | undefined;
+
+  constructor(opts: PoolOptions) {
+    this.#opts = opts;
+    this.discovery = opts.discovery;
+  }
+
+  entries(): ServerEntry[] {
+    return this.discovery.servers;
+  }
+
+  entry(name: string): ServerEntry | undefined {
+    return this.discovery.servers.find((s) => s.name === name);
+  }
+
+  server(name: string): UpstreamServer | undefined {
+    const entry = this.entry(name);
+    if (!entry) return undefined;
+    let s = this.#servers.get(name);
+    if (!s) {
+      s = new UpstreamServer(entry, {
+        log: this.#opts.log,
+        version: this.#opts.version,
+        connectTimeoutMs: this.#opts.connectTimeoutMs,
+        onTools: (tools) => this.#remember(entry, tools),
+      });
+      this.#servers.set(name, s);
+    }
+    return s;
+  }
+
+  /** Tool list of one server: memory, disk cache, or the live server (started if needed). */
+  async tools(name: string, opts: { live?: boolean } = {}): Promise<Tool[]> {
+    const entry = this.entry(name);
+    if (!entry) throw new Error(`unknown server ${name}`);
+    if (!opts.live) {
+      const known = this.#tools.get(name) ?? this.#readCache(entry);
+      if (known) return known;
+    }
+    return this.server(name)!.listTools();
+  }
+
+  /** Tool list if known without starting anything. */
+  knownTools(name: string): Tool[] | undefined {
+    const entry = this.entry(name);
+    return entry ? (this.#tools.get(name) ?? this.#readCache(entry)) : undefined;
+  }
+
+  /** One index over every server's tools; servers with no cached list are started once, concurrently. */
+  async searchIndex(): Promise<{ index: SearchIndex; errors: Array<{ server: string; error: string }> }> {
+    const errors: Array<{ server: string; error: string }> = [];
+    const missing = this.entries().filter((e) => !this.knownTools(e.name));
+    if (missing.length) {
+      this.#index = undefined;
+      await Promise.all(
+        missing.map((e) =>
+          this.tools(e.name).catch((err: Error) => {
+            errors.push({ server: e.name, error: err.message });
+          }),
+        ),
+      );
+    }
+    if (!this.#index) {
+      const docs = this.entries().flatMap((e) =>
+        (this.knownTools(e.name) ?? []).map((t) => ({ server: e.name, name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
+      );
+      this.#index = createSearchIndex(docs);
+    }
+    return { index: this.#index, errors };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#servers.values()].map((s) => s.close()));
+  }
+
+  #remember(entry: ServerEntry, tools: Tool[]): void {
+    this.#tools.set(entry.name, tools);
+    this.#index = undefined;
+    const file: CacheFile = { server: entry.name, configHash: entry.configHash, fetchedAt: new Date().toISOString(), tools };
+    try {
+      const dir = this.#cacheDir();
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const path = join(dir, `${entry.configHash}.json`);
+      writeFileSync(`${path}.tmp`, JSON.stringify(file), { mode: 0o600 });
+      renameSync(`${path}.tmp`, path);
+    } catch (err) {
+      this.#opts.log.debug("tool cache write failed", { server: entry.name, error: String(err) });
+    }
+  }
+
+  #readCache(entry: ServerEntry): Tool[] | undefined {
+    try {
+      const raw = JSON.parse(readFileSync(join(this.#cacheDir(), `${entry.configHash}.json`), "utf8")) as CacheFile;
+      if (raw.configHash !== entry.configHash || !Array.isArray(raw.tools)) return undefined;
+      this.#tools.set(entry.name, raw.tools);
+      return raw.tools;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #cacheDir(): string {
+    return join(this.#opts.stateDir, "tool-cache");
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Requests from sandbox code to the host: discovery, docs, search and tool calls. The sandbox is
+ * untrusted: every method and its params are validated here, and a tool call must name a server
+ * loaded for this session, a tool that server has, and an object of arguments.
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod";
+import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
+import type { RpcFrame } from "../sandbox/frames.ts";
+import type { UpstreamPool } from "./pool.ts";
+import { UpstreamError } from "./upstream-server.ts";
+
+const name = z.string().min(1).max(256);
+
+const PARAMS = {
+  "servers.discovered": z.object({}),
+  "servers.loaded": z.object({}),
+  "servers.describe": z.object({ name }),
+  "tools.list": z.object({ server: name }),
+  "tools.docs": z.object({ server: name, tool: name.nullish(), detail: z.enum(["summary", "signature", "full"]).default("summary") }),
+  "tools.search": z.object({ query: z.string().max(1000), limit: z.number().int().min(1).max(100).default(5) }),
+  "tools.proxy_specs": z.object({ server: name }),
+  "tools.call": z.object({
+    server: name,
+    tool: name,
+    args: z.record(z.string(), z.unknown(), { error: "arguments must be an object (a dict of keyword arguments)" }),
+  }),
+  capabilities: z.object({}),
+} as const;
+
+export type RpcMethod = keyof typeof PARAMS;
+
+export interface SandboxRpcContext {
+  pool: UpstreamPool;
+  /** Servers loaded for this session (run_python's `servers`). */
+  loaded: () => ReadonlySet<string>;
+  toolTimeoutMs: number;
+}
+
+export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => Promise<unknown> {
+  const { pool } = ctx;
+
+  const needServer = (server: string) => {
+    const entry = pool.entry(server);
+    if (!entry) {
+      throw new UpstreamError("unknown_server", `no MCP server named ${JSON.stringify(server)} is configured; configured: ${pool.entries().map((e) => e.name).join(", ") || "(none)"}`, { server });
+    }
+    return entry;
+  };
+
+  const needTool = async (server: string, tool: string): Promise<Tool> => {
+    let tools = await pool.tools(server);
+    let found = tools.find((t) => t.name === tool);
+    if (!found) {
+      // The cache may be stale: ask the live server once before refusing.
+      tools = await pool.tools(server, { live: true });
+      found = tools.find((t) => t.name === tool);
+    }
+    if (!found) {
+      throw new UpstreamError("unknown_tool", `server ${server} has no tool ${JSON.stringify(tool)}; it has: ${tools.map((t) => t.name).slice(0, 40).join(", ")}`, { server, tool });
+    }
+    return found;
+  };
+
+  const handlers: { [M in RpcMethod]: (p: z.infer<(typeof PARAMS)[M]>) => Promise<unknown> } = {
+    async "servers.discovered"() {
+      const loaded = ctx.loaded();
+      return pool.entries().map((e) => ({ name: e.name, alias: e.alias, type: e.transport.type, source: e.source, loaded: loaded.has(e.name) }));
+    },
+    async "servers.loaded"() {
+      const loaded = ctx.loaded();
+      return pool.entries().filter((e) => loaded.has(e.name)).map((e) => describe(e.name));
+    },
+    async "servers.describe"({ name: server }) {
+      needServer(server);
+      return describe(server);
+    },
+    async "tools.list"({ server }) {
+      needServer(server);
+      return (await pool.tools(server)).map((t) => ({ name: t.name, summary: renderSummary(t).replace(/^[^:]*:\s*/, "") }));
+    },
+    async "tools.docs"({ server, tool, detail }) {
+      needServer(server);
+      if (tool) return renderToolDoc(await needTool(server, tool), detail);
+      return (await pool.tools(server)).map((t) => renderToolDoc(t, detail));
+    },
+    async "tools.search"({ query, limit }) {
+      const { index, errors } = await pool.searchIndex();
+      const loaded = ctx.loaded();
+      const hits = index.search(query, limit).map((h) => ({ server: h.server, tool: h.name, summary: h.summary, loaded: loaded.has(h.server) }));
+      return { hits, errors };
+    },
+    async "tools.proxy_specs"({ server }) {
+      needServer(server);
+      if (!ctx.loaded().has(server)) throw notLoaded(server);
+      return (await pool.tools(server)).map((t) => {
+        const py = pythonIdentifier(t.name);
+        return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py }), arg_map: argNameMap(t) };
+      });
+    },
+    async "tools.call"({ server, tool, args }) {
+      needServer(server);
+      if (!ctx.loaded().has(server)) throw notLoaded(server);
+      await needTool(server, tool);
+      const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs);
+      return result;
+    },
+    async capabilities() {
+      return capabilitySummary(pool, ctx.loaded());
+    },
+  };
+
+  function describe(server: string) {
+    const e = pool.entry(server)!;
+    const up = pool.server(server)!;
+    const t = e.transport;
+    const tools = pool.knownTools(server);
+    return {
+      name: e.name,
+      alias: e.alias,
+      type: t.type,
+      // Never the env values or headers: they hold the user's secrets.
+      ...(t.type === "stdio" ? { command: t.command, args: t.args, env_keys: Object.keys(t.env) } : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
+      source: e.source,
+      shadowed: e.shadowed,
+      loaded: ctx.loaded().has(server),
+      status: up.status,
+      restarts: up.restarts,
+      last_error: up.lastError,
+      tool_count: tools?.length,
+    };
+  }
+
+  return async (frame: RpcFrame) => {
+    const method = frame.method as RpcMethod;
+    const schema = PARAMS[method];
+    if (!schema) throw new UpstreamError("bad_request", `unknown request ${JSON.stringify(frame.method)}`);
+    const parsed = schema.safeParse(frame.params ?? {});
+    if (!parsed.success) {
+      throw new UpstreamError("bad_request", parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; "));
+    }
+    return (handlers[method] as (p: unknown) => Promise<unknown>)(parsed.data);
+  };
+}
+
+function notLoaded(server: string): UpstreamError {
+  return new UpstreamError("not_loaded", `server ${server} is not loaded in this session: call run_python with servers=[${JSON.stringify(server)}] (loaded servers stay loaded for later calls)`, { server });
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    for (const k of [...u.searchParams.keys()]) if (/key|token|secret|auth|sig/i.test(k)) u.searchParams.set(k, "***");
+    return u.toString();
+  } catch {
+    return "(invalid url)";
+  }
+}
+
+export function capabilitySummary(pool: UpstreamPool, loaded: ReadonlySet<string>): string {
+  const servers = pool.entries();
+  const lines = [
+    `${servers.length} MCP server(s) configured${servers.length ? `: ${servers.map((s) => `${s.name}${loaded.has(s.name) ? " (loaded)" : ""}`).join(", ")}` : ""}.`,
+    ...HELPER_LINES,
+  ];
+  return lines.join("\n");
+}
+
+export const HELPER_LINES = [
+  "from mcp import runtime:",
+  "  runtime.list_servers_sync() / await runtime.list_servers()      configured server names",
+  "  runtime.discovered_servers()                                     name, alias, type, source, loaded",
+  "  runtime.describe_server(name)                                    transport, source file, status, tool count",
+  "  runtime.list_loaded_server_metadata()                            the same for loaded servers",
+  "  runtime.search_tool_docs_sync(query, limit=5)                    rank tools of all servers by meaning",
+  "  runtime.list_tools_sync(server)                                  tool names and one-line summaries",
+  "  runtime.query_tool_docs_sync(server, tool=None, detail='summary'|'signature'|'full')",
+  "  await runtime.call_tool(server, tool, {args})                    call without a proxy",
+  "Load servers with run_python(servers=[...]); then await mcp_<alias>.<tool>(**kwargs),",
+  "mcp_servers['name'], or from mcp.servers.<alias> import *; help(mcp_<alias>.<tool>) shows the signature.",
+  "Results: structuredContent -> dict; JSON text -> parsed value; other text -> str; images/audio -> McpImage/McpAudio",
+  "(.data bytes, .mime_type); an upstream error raises McpToolError (.server, .tool, .message).",
+];

@@ -1,0 +1,173 @@
+/**
+ * One configured upstream MCP server, reached through the SDK's client transports. It starts on first
+ * need, stays warm, is restarted after a crash (the call in flight fails with a clear error, the next
+ * one works) and is closed with the bridge.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerEntry } from "../config/servers.ts";
+import type { Logger } from "../log.ts";
+
+export type UpstreamStatus = "stopped" | "starting" | "running" | "crashed";
+
+export class UpstreamError extends Error {
+  /** Read by the sandbox to pick the Python exception class. */
+  readonly kind: string;
+  readonly details: Record<string, unknown>;
+  constructor(kind: string, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = "UpstreamError";
+    this.kind = kind;
+    this.details = details;
+  }
+}
+
+export interface UpstreamOptions {
+  log: Logger;
+  version: string;
+  connectTimeoutMs: number;
+  /** Called when the server says its tool list changed, or after a fresh list was fetched. */
+  onTools: (tools: Tool[]) => void;
+}
+
+const STDERR_TAIL = 4096;
+
+export class UpstreamServer {
+  readonly entry: ServerEntry;
+  #opts: UpstreamOptions;
+  #client: Client | undefined;
+  #connecting: Promise<Client> | undefined;
+  #stderr = "";
+  #status: UpstreamStatus = "stopped";
+  #restarts = 0;
+  #lastError: string | undefined;
+  #closed = false;
+
+  constructor(entry: ServerEntry, opts: UpstreamOptions) {
+    this.entry = entry;
+    this.#opts = opts;
+  }
+
+  get status(): UpstreamStatus {
+    return this.#status;
+  }
+
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  get lastError(): string | undefined {
+    return this.#lastError;
+  }
+
+  async listTools(): Promise<Tool[]> {
+    const client = await this.#connect();
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.#opts.connectTimeoutMs });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < 10_000);
+    this.#opts.onTools(tools);
+    return tools;
+  }
+
+  async callTool(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+    const client = await this.#connect();
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal, resetTimeoutOnProgress: true })) as CallToolResult;
+    } catch (err) {
+      const message = (err as Error).message ?? String(err);
+      if (/timed out|timeout/i.test(message)) {
+        throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s`, { server: this.entry.name, tool });
+      }
+      if (this.#status !== "running") {
+        throw new UpstreamError("crashed", `server ${this.entry.name} stopped during the call to ${tool}${this.#stderrHint()}; it will be restarted on the next call`, { server: this.entry.name, tool });
+      }
+      throw new UpstreamError("protocol", `${this.entry.name}.${tool} failed: ${message}`, { server: this.entry.name, tool });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client ?? (await this.#connecting?.catch(() => undefined));
+    this.#client = undefined;
+    this.#status = "stopped";
+    await client?.close().catch(() => {});
+  }
+
+  #connect(): Promise<Client> {
+    if (this.#closed) return Promise.reject(new UpstreamError("closed", `server ${this.entry.name} is shut down`));
+    if (this.#client) return Promise.resolve(this.#client);
+    this.#connecting ??= this.#start().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  async #start(): Promise<Client> {
+    const { log } = this.#opts;
+    if (this.#status === "crashed") this.#restarts++;
+    this.#status = "starting";
+    this.#stderr = "";
+    const transport = this.#transport();
+    const client = new Client({ name: "mcp-code-exec", version: this.#opts.version }, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      log.info("upstream tool list changed", { server: this.entry.name });
+      await this.listTools().catch((err) => log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }));
+    });
+    client.onclose = () => {
+      if (this.#client === client) this.#client = undefined;
+      if (!this.#closed && this.#status === "running") {
+        this.#status = "crashed";
+        this.#lastError = `exited${this.#stderrHint()}`;
+        log.warn("upstream server stopped", { server: this.entry.name, stderr: this.#stderr.slice(-500) });
+      }
+    };
+    const t0 = performance.now();
+    try {
+      await client.connect(transport, { timeout: this.#opts.connectTimeoutMs });
+    } catch (err) {
+      this.#status = "crashed";
+      await client.close().catch(() => {});
+      const msg = (err as Error).message ?? String(err);
+      this.#lastError = msg;
+      throw new UpstreamError("start_failed", `server ${this.entry.name} did not start: ${msg}${this.#stderrHint()} (defined in ${this.entry.source})`, { server: this.entry.name });
+    }
+    this.#status = "running";
+    this.#client = client;
+    log.info("upstream server connected", { server: this.entry.name, ms: Math.round(performance.now() - t0) });
+    return client;
+  }
+
+  #transport(): Transport {
+    const t = this.entry.transport;
+    if (t.type === "stdio") {
+      const transport = new StdioClientTransport({
+        command: t.command,
+        args: t.args,
+        env: { ...getDefaultEnvironment(), ...t.env },
+        cwd: t.cwd,
+        stderr: "pipe",
+      });
+      transport.stderr?.on("data", (d: Buffer) => {
+        this.#stderr = (this.#stderr + d.toString()).slice(-STDERR_TAIL);
+      });
+      return transport;
+    }
+    const requestInit = { headers: t.headers };
+    return t.type === "sse"
+      ? new SSEClientTransport(new URL(t.url), { requestInit })
+      : new StreamableHTTPClientTransport(new URL(t.url), { requestInit });
+  }
+
+  #stderrHint(): string {
+    const tail = this.#stderr.trim().split("\n").slice(-3).join(" | ");
+    return tail ? ` (stderr: ${tail.slice(0, 400)})` : "";
+  }
+}
