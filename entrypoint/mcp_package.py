@@ -11,6 +11,7 @@
 #   several blocks               -> a list of the above
 #   isError result               -> raises McpToolError(server, tool, message)
 import base64
+import difflib
 import functools
 import importlib.abc
 import importlib.util
@@ -161,8 +162,15 @@ def _make_tool(server, spec):
         doc = spec.get("signature")
     var_kw = next((p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
+    params = [p.name for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+
     async def proxy(*args, **kwargs):
         try:
+            unknown = [k for k in kwargs if k not in params] if var_kw is None else []
+            if unknown:
+                # Name the wrong keyword (and the likely right one) before any missing-argument complaint.
+                fixes = ["%r (did you mean %r?)" % (k, m[0]) if m else repr(k) for k in unknown for m in [difflib.get_close_matches(k, params, 1)]]
+                raise TypeError("unexpected keyword argument %s; parameters: %s" % (", ".join(fixes), ", ".join(params) or "none"))
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
             raise TypeError("%s.%s: %s (see help(mcp_servers[%r].%s))" % (server, py_name, exc, server, py_name)) from None

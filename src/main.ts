@@ -43,6 +43,15 @@ cli
     process.exit(status);
   });
 
+cli
+  .command("servers", "List the MCP servers found in your config files, where each came from, and any problems")
+  .option("--json", "Machine-readable list")
+  .option("--tools", "Start each server once and count its tools")
+  .action(async (opts: { json?: boolean; tools?: boolean }) => {
+    const status = await (await import("./cli/servers.ts")).servers(opts);
+    process.exit(status);
+  });
+
 cli.help((sections) => {
   sections.push({
     title: "Environment",

@@ -8,7 +8,7 @@ export interface BridgeHandle {
   client: Client;
   pid: number;
   stderr(): string;
-  run(code: string, extra?: { timeout?: number; reset?: boolean }): Promise<RunResult>;
+  run(code: string, extra?: { timeout?: number; reset?: boolean; servers?: string[] }): Promise<RunResult>;
   close(): Promise<void>;
 }
 
@@ -19,8 +19,8 @@ export interface RunResult {
   raw: CallToolResult;
 }
 
-export async function startBridge(env: Record<string, string> = {}, args: string[] = []): Promise<BridgeHandle> {
-  const transport = new StdioClientTransport({ command: BINARY, args, env: bridgeEnv(env), stderr: "pipe" });
+export async function startBridge(env: Record<string, string> = {}, opts: { args?: string[]; cwd?: string } = {}): Promise<BridgeHandle> {
+  const transport = new StdioClientTransport({ command: BINARY, args: opts.args ?? [], env: bridgeEnv(env), stderr: "pipe", cwd: opts.cwd });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
