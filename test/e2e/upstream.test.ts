@@ -24,6 +24,7 @@ interface World {
   state: string;
   httpPort: number;
   http: ReturnType<typeof Bun.spawn>;
+  sse: ReturnType<typeof Bun.spawn>;
 }
 
 function write(path: string, value: unknown) {
@@ -38,6 +39,7 @@ async function makeWorld(): Promise<World> {
   const state = mkdtempSync(join(tmpdir(), "mcx-state-"));
   const httpPort = 20000 + Math.floor(Math.random() * 20000);
   const http = Bun.spawn(["node", EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(httpPort) }, stdout: "ignore", stderr: "pipe" });
+  const sse = Bun.spawn(["node", EVERYTHING, "sse"], { env: { ...process.env, PORT: String(httpPort + 1) }, stdout: "ignore", stderr: "pipe" });
   // Claude Code project file
   write(join(cwd, ".mcp.json"), { mcpServers: { everything: { command: "node", args: [EVERYTHING] } } });
   // Cursor user file, with ${VAR} substitution
@@ -47,6 +49,7 @@ async function makeWorld(): Promise<World> {
     servers: {
       filesystem: { type: "stdio", command: "node", args: [FILESYSTEM, files] },
       "everything-http": { type: "http", url: `http://127.0.0.1:${httpPort}/mcp`, headers: { Authorization: `Bearer ${SECRET}` } },
+      "everything-sse": { type: "sse", url: `http://127.0.0.1:${httpPort + 1}/sse` },
     },
   });
   // our own folder
@@ -54,13 +57,15 @@ async function makeWorld(): Promise<World> {
   // a broken file and a self-reference: reported/skipped, the rest still loads
   write(join(home, "MCPs", "broken.json"), '{"mcpServers": {"oops": {"command": "x",}');
   write(join(cwd, "mcp-servers", "self.json"), { mcpServers: { myself: { command: BINARY } } });
-  // the Streamable HTTP server must be listening before a bridge reaches it
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`http://127.0.0.1:${httpPort}/mcp`, { method: "GET" }).then(() => true, () => false);
-    if (ok) break;
-    await Bun.sleep(100);
+  // the HTTP servers must be listening before a bridge reaches them
+  for (const port of [httpPort, httpPort + 1]) {
+    for (let i = 0; i < 100; i++) {
+      const ok = await fetch(`http://127.0.0.1:${port}/not-a-route`, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
+      if (ok) break;
+      await Bun.sleep(100);
+    }
   }
-  return { home, cwd, files, state, httpPort, http };
+  return { home, cwd, files, state, httpPort, http, sse };
 }
 
 const engine = ENGINES[0]!;
@@ -71,17 +76,18 @@ const env = () => ({ HOME: world.home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_ST
 beforeAll(async () => {
   world = await makeWorld();
   bridge = await startBridge(env(), { cwd: world.cwd });
-});
+}, 60_000);
 afterAll(async () => {
   await bridge?.close();
   world?.http.kill();
+  world?.sse.kill();
 });
 
 describe("discovery from code", () => {
   test("servers from every file format are listed, with the file that defined them", async () => {
     const r = await bridge.run("from mcp import runtime\nsorted(runtime.list_servers_sync()), {s['name']: s['source'] for s in runtime.discovered_servers()}");
     const [names, sources] = [r.structured.value as string, r.structured.value as string];
-    expect(names).toStartWith("(['everything', 'everything-http', 'filesystem', 'flaky', 'memory'], {");
+    expect(names).toStartWith("(['everything', 'everything-http', 'everything-sse', 'filesystem', 'flaky', 'memory'], {");
     expect(sources).toContain(`'everything': '${join(world.cwd, ".mcp.json")}'`);
     expect(sources).toContain(`'memory': '${join(world.home, ".cursor", "mcp.json")}'`);
     expect(sources).toContain(`'filesystem': '${join(world.cwd, ".vscode", "mcp.json")}'`);
@@ -120,7 +126,7 @@ describe("discovery from code", () => {
   test("the capabilities resource lists the helpers and a checklist", async () => {
     const res = await bridge.client.readResource({ uri: "resource://mcp-code-exec/capabilities" });
     const text = (res.contents[0] as { text: string }).text;
-    expect(text).toContain("5 MCP server(s) configured");
+    expect(text).toContain("6 MCP server(s) configured");
     expect(text).toContain("search_tool_docs_sync");
     expect(text).toContain("Checklist:");
   });
@@ -142,6 +148,22 @@ describe("calling upstream tools through proxies", () => {
   test("everything over Streamable HTTP, with ${VAR}-free headers passed through", async () => {
     const r = await bridge.run("await mcp_everything_http.echo(message='over http')", { servers: ["everything-http"] });
     expect(r.structured.value).toBe("'Echo: over http'");
+  });
+
+  test("everything over SSE", async () => {
+    const r = await bridge.run("await mcp_everything_sse.echo(message='over sse')", { servers: ["everything-sse"] });
+    expect(r.structured.value).toBe("'Echo: over sse'");
+  });
+
+  test("a tool call that outlives MCP_BRIDGE_TOOL_TIMEOUT fails alone; the server keeps answering", async () => {
+    const b = await startBridge({ ...env(), MCP_BRIDGE_TOOL_TIMEOUT: "1" }, { cwd: world.cwd });
+    try {
+      const r = await b.run("try:\n    await mcp_flaky.sleep(seconds=5)\n    out = 'no error'\nexcept McpToolError as e:\n    out = (e.kind, str(e))\nout", { servers: ["flaky"] });
+      expect(r.structured.value).toBe("('timeout', 'flaky.sleep did not answer within 1s')");
+      expect(String((await b.run("(await mcp_flaky.ping())['pong']")).structured.value)).toBe("True");
+    } finally {
+      await b.close();
+    }
   });
 
   test("memory: a knowledge graph round trip returns parsed JSON", async () => {
@@ -222,7 +244,7 @@ describe("calling upstream tools through proxies", () => {
 describe("tool lists are cached on disk", () => {
   test("a new bridge searches from the cache without starting the servers", async () => {
     const cached = readdirSync(join(world.state, "tool-cache"));
-    expect(cached.length).toBeGreaterThanOrEqual(5);
+    expect(cached.length).toBeGreaterThanOrEqual(6);
     const second = await startBridge(env(), { cwd: world.cwd });
     try {
       const r = await second.run("from mcp import runtime\nhits = runtime.search_tool_docs_sync('echo a message back')\n[h['tool'] for h in hits][:1], runtime.describe_server('everything')['status']");
@@ -261,7 +283,7 @@ describe("config problems", () => {
     const proc = Bun.spawn([BINARY, "servers", "--json"], { cwd: world.cwd, env: bridgeEnv(env()), stdout: "pipe", stderr: "pipe" });
     const out = JSON.parse(await new Response(proc.stdout).text()) as { servers: Array<{ name: string }>; skipped: Array<{ name: string; reason: string }>; problems: Array<{ file: string; message: string }> };
     expect(await proc.exited).toBe(1);
-    expect(out.servers.map((s) => s.name).sort()).toEqual(["everything", "everything-http", "filesystem", "flaky", "memory"]);
+    expect(out.servers.map((s) => s.name).sort()).toEqual(["everything", "everything-http", "everything-sse", "filesystem", "flaky", "memory"]);
     expect(out.skipped.find((s) => s.name === "myself")?.reason).toContain("launches this bridge");
     const broken = out.problems.find((p) => p.file.endsWith("broken.json"));
     expect(broken?.message).toMatch(/line 1, column \d+/);
