@@ -121,6 +121,19 @@ describe.each(ENGINES)("lifecycle on %s", (engine) => {
     }
   });
 
+  test("the lifetime cap kills the container from inside, even with the bridge alive", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_CONTAINER_LIFETIME: "3" });
+    try {
+      await bridge.run("capped = 1");
+      expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 15_000)).toBe(true);
+      const r = await bridge.run("'capped' in globals()");
+      expect(r.structured.value).toBe("False");
+      expect(r.text).toContain("lifetime cap");
+    } finally {
+      await bridge.close();
+    }
+  });
+
   test("os._exit inside a run resets the session with a clear message", async () => {
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
     try {
