@@ -28,6 +28,10 @@ export function hardeningFlags(spec: ContainerSpec): string[] {
     "--workdir", "/tmp",
     "--log-driver", "none",
   ];
+  for (const m of spec.mounts ?? []) {
+    if (m.source.includes(",") || m.target.includes(",")) throw new Error(`mount paths must not contain commas: ${m.source}`);
+    flags.push("--mount", `type=bind,source=${m.source},target=${m.target}${m.readonly ? ",readonly" : ""}`);
+  }
   if (spec.seccompProfile) flags.push("--security-opt", `seccomp=${spec.seccompProfile}`);
   if (spec.ociRuntime) flags.push("--runtime", spec.ociRuntime);
   for (const [k, v] of Object.entries(spec.labels)) flags.push("--label", `${k}=${v}`);

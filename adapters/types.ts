@@ -26,6 +26,8 @@ export interface ContainerSpec {
   seccompProfile?: string;
   /** The command run inside the container (argv). */
   command: string[];
+  /** Host folders the user chose to share (the workspace); none by default. */
+  mounts?: Array<{ source: string; target: string; readonly: boolean }>;
 }
 
 export interface EngineInfo {

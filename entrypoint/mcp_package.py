@@ -72,7 +72,10 @@ class _Blob:
 
 
 class McpImage(_Blob):
-    """An image returned by a tool: .data (bytes), .mime_type."""
+    """An image returned by a tool: .data (bytes), .mime_type. Return it or runtime.show() it to pass it on."""
+
+    def _repr_png_(self):
+        return self.data if self.mime_type == "image/png" else None
 
 
 class McpAudio(_Blob):
@@ -434,6 +437,7 @@ def capability_summary():
 
 
 runtime.call_tool = call_tool
+runtime.show = sys.modules["_mcp_display"].show if "_mcp_display" in sys.modules else None
 runtime.McpToolError = McpToolError
 runtime.McpError = McpError
 sys.modules["mcp.runtime"] = runtime

@@ -22,7 +22,7 @@ import traceback
 
 PROTOCOL_VERSION = 1
 ENTRYPOINT_FILE = "<mcp-entrypoint>"
-INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp-package>", "<mcp-signature>")
+INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp>", "<_mcp_display>", "<mcp-signature>")
 MAX_VALUE_CHARS = 64 * 1024
 DRAIN_WAIT_S = 2.0
 
@@ -78,18 +78,27 @@ class Capture:
         self.marker = None
         self.marker_seen = threading.Event()
         self.pending = b""  # bytes held back in case they begin a marker
+        self.stream_to = None
         threading.Thread(target=self._drain, name="capture-" + name, daemon=True).start()
 
-    def start_run(self, cap):
+    def start_run(self, cap, stream_to=None):
         with self.lock:
             self.cap = cap
             self.buf = bytearray()
             self.dropped = 0
+            self.stream_to = stream_to
 
     def _keep(self, data):
         room = self.cap - len(self.buf)
         if room > 0:
-            self.buf += data[:room]
+            kept = data[:room]
+            self.buf += kept
+            if self.stream_to is not None and kept:
+                # Progress for clients that asked for it: what is kept is also streamed, as it arrives.
+                try:
+                    send({"t": "output", "id": self.stream_to, "stream": self.name, "text": kept.decode("utf-8", "replace")})
+                except OSError:
+                    pass
         if len(data) > room:
             self.dropped += len(data) - max(room, 0)
 
@@ -137,6 +146,7 @@ class Capture:
             pass
         with self.lock:
             self.marker = None
+            self.stream_to = None
             data = bytes(self.buf)
             dropped = self.dropped
             self.buf = bytearray()
@@ -313,6 +323,7 @@ class _Builtins(dict):
 
 
 MISSING_NAME_HOOKS = []  # (name) -> raise a helpful NameError, or return to fall through
+RESULT_HOOKS = []  # (result dict) -> add images, files, notes at the end of a run
 
 
 def user_globals():
@@ -321,11 +332,10 @@ def user_globals():
     return {"__name__": "__main__", "__builtins__": _Builtins(builtins.__dict__)}
 
 
-def _install_mcp_package():
-    """The `mcp` package (entrypoint/mcp_package.py) arrives with this file as MCP_PACKAGE_SOURCE."""
-    source = globals().get("MCP_PACKAGE_SOURCE")
-    if not source:
-        return
+def _install_modules():
+    """Modules that arrive with this file in EMBEDDED_MODULES (name -> source), installed in order:
+    _mcp_display (entrypoint/display.py), then the `mcp` package (entrypoint/mcp_package.py)."""
+    modules = globals().get("EMBEDDED_MODULES") or {}
     import types
 
     host = types.ModuleType("_mcp_host")
@@ -334,14 +344,19 @@ def _install_mcp_package():
     host.ERROR_FACTORIES = ERROR_FACTORIES
     host.RUN_HOOKS = RUN_HOOKS
     host.MISSING_NAME_HOOKS = MISSING_NAME_HOOKS
+    host.RESULT_HOOKS = RESULT_HOOKS
+    host.VALUE_RENDERERS = VALUE_RENDERERS
     host.KNOWN_SERVERS = {}
     host.user_globals_dict = lambda: G
     sys.modules["_mcp_host"] = host
-    pkg = types.ModuleType("mcp", "MCP servers configured for this bridge, callable from code.")
-    pkg.__path__ = []
-    pkg.__file__ = "<mcp-package>"
-    sys.modules["mcp"] = pkg
-    exec(compile(source, "<mcp-package>", "exec"), pkg.__dict__)
+    for name, source in modules.items():
+        mod = types.ModuleType(name)
+        if name == "mcp":
+            mod.__doc__ = "MCP servers configured for this bridge, callable from code."
+            mod.__path__ = []
+        mod.__file__ = "<%s>" % name
+        sys.modules[name] = mod
+        exec(compile(source, "<%s>" % name, "exec"), mod.__dict__)
 
 RUN_HOOKS = []  # called with the exec frame before user code runs (e.g. to load proxies)
 VALUE_RENDERERS = []  # (value) -> dict | None; first non-None wins
@@ -421,8 +436,9 @@ def run_one(frame):
     cap = frame.get("output_cap", 64 * 1024)
     CURRENT["id"] = run_id
     CURRENT["interrupted"] = False
+    stream_to = run_id if frame.get("stream") is True else None
     for c in CAPTURES.values():
-        c.start_run(cap)
+        c.start_run(cap, stream_to)
     started = time.monotonic()
     out = {"t": "result", "id": run_id}
     try:
@@ -442,6 +458,11 @@ def run_one(frame):
             if isinstance(exc, KeyboardInterrupt) and CURRENT["interrupted"]:
                 out["interrupted"] = True
             out["error"] = _format_error(exc)
+        for hook in RESULT_HOOKS:
+            try:
+                hook(out)
+            except Exception as exc:
+                diag("result hook failed: %r" % (exc,))
     finally:
         CURRENT["id"] = None
     try:
@@ -471,7 +492,7 @@ def main():
     signal.signal(signal.SIGINT, _on_sigint)
     asyncio.set_event_loop(MAIN_LOOP)
     G = user_globals()
-    _install_mcp_package()
+    _install_modules()
     threading.Thread(target=reader, name="protocol-reader", daemon=True).start()
     send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0], "pid": os.getpid()})
     while True:

@@ -10,7 +10,7 @@ import type { ChildProcess, SpawnOptions } from "./host/process.ts";
 import type { Logger } from "./log.ts";
 import type { Selected } from "./runtime/registry.ts";
 import { containerCommand } from "./sandbox/bootstrap.ts";
-import type { ErrorInfo, ResultFrame, RpcFrame } from "./sandbox/frames.ts";
+import type { ErrorInfo, ImageData, OutputFile, ResultFrame, RpcFrame, Table } from "./sandbox/frames.ts";
 import { Sandbox } from "./sandbox/sandbox.ts";
 
 /** Label every container of ours carries; the owner label says which bridge process started it. */
@@ -29,6 +29,8 @@ export interface RunRequest {
   extra?: Record<string, unknown>;
   /** Aborts the run like a timeout does (client cancellation). */
   signal?: AbortSignal;
+  /** Receives output while the code runs (progress notifications). */
+  onOutput?: (stream: "stdout" | "stderr", text: string) => void;
 }
 
 export interface RunOutcome {
@@ -38,6 +40,10 @@ export interface RunOutcome {
   error?: ErrorInfo;
   stdoutDropped?: number;
   stderrDropped?: number;
+  images?: ImageData[];
+  files?: OutputFile[];
+  displayNotes?: string[];
+  table?: Table;
   outputCap: number;
   timedOut?: boolean;
   cancelled?: boolean;
@@ -131,8 +137,13 @@ export class Session {
     const box = await this.#ensure();
     if (box !== this.#box) lostBefore = lostBefore ?? "the sandbox was replaced";
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
-    const extra = { ...req.extra, servers: [...this.#loaded], discovered: this.#deps.discovered?.() ?? [] };
-    const { id, result } = box.run(req.code, outputCap, extra);
+    const extra = {
+      ...req.extra,
+      servers: [...this.#loaded],
+      discovered: this.#deps.discovered?.() ?? [],
+      display: { image_bytes: config.imageCap, file_bytes: config.fileCap, files_total_bytes: config.fileCap * 4, max_images: 8, max_files: 10 },
+    };
+    const { id, result } = box.run(req.code, outputCap, extra, req.onOutput);
     this.#currentRun = id;
 
     let frame: ResultFrame | undefined;
@@ -172,6 +183,11 @@ export class Session {
       if (frame.stderr_dropped) outcome.stderrDropped = frame.stderr_dropped;
       if (frame.value !== undefined) outcome.value = frame.value;
       if (frame.error) outcome.error = frame.error;
+      const { images, files, notes } = checkDisplay(frame, config);
+      if (images.length) outcome.images = images;
+      if (files.length) outcome.files = files;
+      if (notes.length) outcome.displayNotes = notes;
+      if (frame.table) outcome.table = frame.table;
     }
     if (timedOut || cancelled) {
       const what = timedOut ? `timed out after ${formatSeconds(timeoutSec)}` : "was cancelled by the client";
@@ -250,6 +266,7 @@ export class Session {
       shmSize: config.shmSize,
       ulimits: { nofile: 1024, nproc: 1024 },
       env: SANDBOX_ENV,
+      mounts: config.workspace ? [{ source: config.workspace, target: "/workspace", readonly: config.workspaceMode !== "rw" }] : undefined,
       ociRuntime: config.ociRuntime,
       seccompProfile: this.#deps.seccompProfile,
       command: containerCommand(config.lifetimeSec),
@@ -289,6 +306,26 @@ export class Session {
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
   }
+}
+
+/** The sandbox said what it sends; the host checks the sizes again (base64 decoded) before passing it on. */
+function checkDisplay(frame: ResultFrame, config: Config): { images: ImageData[]; files: OutputFile[]; notes: string[] } {
+  const notes = [...(frame.display_notes ?? [])];
+  const decoded = (b64: string) => Math.floor((b64.length * 3) / 4);
+  const images = (frame.images ?? []).filter((img, i) => {
+    if (decoded(img.data) <= config.imageCap) return true;
+    notes.push(`image ${i + 1} dropped by the bridge: over the ${config.imageCap}-byte cap (MCP_BRIDGE_IMAGE_CAP)`);
+    return false;
+  });
+  let total = 0;
+  const files = (frame.files ?? []).filter((f) => {
+    const size = f.text !== undefined ? new TextEncoder().encode(f.text).length : decoded(f.data ?? "");
+    total += size;
+    if (size <= config.fileCap && total <= config.fileCap * 4) return true;
+    notes.push(`${f.name} dropped by the bridge: over the file cap (MCP_BRIDGE_FILE_CAP)`);
+    return false;
+  });
+  return { images, files, notes };
 }
 
 /** The sandbox's whole environment: fixed values, nothing from the bridge's own environment. */

@@ -2,6 +2,8 @@
  * Configuration from environment variables, validated with zod. The names match the bridge our users
  * come from, so their MCP configs keep working. Every field's `.describe()` feeds `--help` and README.
  */
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import * as z from "zod";
 import { BridgeError } from "../errors.ts";
 
@@ -126,6 +128,16 @@ export const ENV_SCHEMA = {
     "How long an upstream MCP server may take to start and list its tools",
   ),
   MCP_BRIDGE_CONFIG: z.string().trim().min(1).describe("Extra MCP server config file or folder, read first"),
+  MCP_BRIDGE_WORKSPACE: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((p) => isAbsolute(p), "must be an absolute path")
+    .refine((p) => isDirectory(p), "is not an existing directory")
+    .describe("Host folder mounted at /workspace in the sandbox (read-only unless MCP_BRIDGE_WORKSPACE_MODE=rw)"),
+  MCP_BRIDGE_WORKSPACE_MODE: z.string().trim().toLowerCase().pipe(z.enum(["ro", "rw"])).describe("ro or rw"),
+  MCP_BRIDGE_IMAGE_CAP: bytes("MCP_BRIDGE_IMAGE_CAP").describe("Largest image returned from a run"),
+  MCP_BRIDGE_FILE_CAP: bytes("MCP_BRIDGE_FILE_CAP").describe("Largest file returned from /tmp/outputs/"),
   MCP_BRIDGE_TMPFS_SIZE: z
     .string()
     .trim()
@@ -158,6 +170,9 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_PREWARM: "1",
   MCP_BRIDGE_TMPFS_SIZE: "64m",
   MCP_BRIDGE_TOOL_TIMEOUT: "60",
+  MCP_BRIDGE_WORKSPACE_MODE: "ro",
+  MCP_BRIDGE_IMAGE_CAP: "2m",
+  MCP_BRIDGE_FILE_CAP: "1m",
   MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "60",
   MCP_BRIDGE_SHM_SIZE: "64m",
 };
@@ -183,6 +198,10 @@ export interface Config {
   shmSize: string;
   toolTimeoutSec: number;
   upstreamStartTimeoutSec: number;
+  workspace: string | undefined;
+  workspaceMode: "ro" | "rw";
+  imageCap: number;
+  fileCap: number;
 }
 
 /** Parse and validate the environment; throws one BridgeError listing every bad variable. */
@@ -231,7 +250,19 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     shmSize: values.MCP_BRIDGE_SHM_SIZE as string,
     toolTimeoutSec: values.MCP_BRIDGE_TOOL_TIMEOUT as number,
     upstreamStartTimeoutSec: values.MCP_BRIDGE_UPSTREAM_START_TIMEOUT as number,
+    workspace: values.MCP_BRIDGE_WORKSPACE as string | undefined,
+    workspaceMode: values.MCP_BRIDGE_WORKSPACE_MODE as "ro" | "rw",
+    imageCap: values.MCP_BRIDGE_IMAGE_CAP as number,
+    fileCap: values.MCP_BRIDGE_FILE_CAP as number,
   };
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function defaultStateDir(env: Record<string, string | undefined>, home: string): string {

@@ -3,11 +3,15 @@
  * `python3 -I -c BOOTSTRAP`; the bootstrap reads a 10-digit length and that many bytes of source from
  * stdin (byte-exact, so the protocol that follows on the same pipe is untouched) and executes it.
  */
+import DISPLAY_PY from "../../entrypoint/display.py" with { type: "text" };
 import MCP_PACKAGE_PY from "../../entrypoint/mcp_package.py" with { type: "text" };
 import RUNTIME_PY from "../../entrypoint/runtime.py" with { type: "text" };
 
-/** runtime.py, with the `mcp` package's source in front of it as a Python string literal. */
-export const ENTRYPOINT_SOURCE: string = `MCP_PACKAGE_SOURCE = ${JSON.stringify(MCP_PACKAGE_PY)}\n${RUNTIME_PY}`;
+/** Modules installed inside the sandbox, in order (JSON strings are valid Python string literals). */
+const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
+
+/** runtime.py, preceded by the sources of the modules it installs. */
+export const ENTRYPOINT_SOURCE: string = `EMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
 
 export const BOOTSTRAP = [
   "import os",

@@ -26,6 +26,39 @@ export const ErrorInfoSchema = z.object({
   traceback: z.string().describe("Formatted traceback of the user's code"),
 });
 
+export const IMAGE_MIME_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64");
+
+export const ImageSchema = z.object({
+  mime_type: z.enum(IMAGE_MIME_TYPES).describe("Image type"),
+  data: base64.describe("Base64 image bytes"),
+});
+
+/** A file from /tmp/outputs/: a plain name (no path), text or base64 bytes. */
+export const OutputFileSchema = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^/\\\0]+$/, "must be a plain file name")
+      .refine((n) => n !== "." && n !== "..", "must be a plain file name"),
+    mime_type: z.string().max(127).regex(/^[\w.+-]+\/[\w.+-]+$/, "not a MIME type"),
+    size: z.number().int().nonnegative(),
+    text: z.string().optional(),
+    data: base64.optional(),
+  })
+  .refine((f) => (f.text === undefined) !== (f.data === undefined), "exactly one of text or data");
+
+export const TableSchema = z.object({
+  columns: z.array(z.string()).max(1000),
+  index: z.array(z.unknown()).max(1000).optional(),
+  rows: z.array(z.array(z.unknown()).max(1000)).max(1000),
+  total_rows: z.number().int().nonnegative(),
+  total_columns: z.number().int().nonnegative(),
+  truncated: z.boolean().optional(),
+});
+
 export const ResultFrameSchema = z.object({
   t: z.literal("result"),
   id: z.number().int().nonnegative(),
@@ -37,6 +70,18 @@ export const ResultFrameSchema = z.object({
   error: ErrorInfoSchema.optional(),
   interrupted: z.boolean().optional(),
   duration_ms: z.number().nonnegative().optional(),
+  images: z.array(ImageSchema).max(32).optional(),
+  files: z.array(OutputFileSchema).max(100).optional(),
+  display_notes: z.array(z.string().max(1000)).max(100).optional(),
+  table: TableSchema.optional(),
+});
+
+/** Output streamed while a run is in progress (only when the run asked for it). */
+export const OutputFrameSchema = z.object({
+  t: z.literal("output"),
+  id: z.number().int().nonnegative(),
+  stream: z.enum(["stdout", "stderr"]),
+  text: z.string().max(1024 * 1024),
 });
 
 export const RpcFrameSchema = z.object({
@@ -47,11 +92,15 @@ export const RpcFrameSchema = z.object({
   params: z.unknown(),
 });
 
-export const SandboxFrameSchema = z.discriminatedUnion("t", [ReadyFrameSchema, ResultFrameSchema, RpcFrameSchema]);
+export const SandboxFrameSchema = z.discriminatedUnion("t", [ReadyFrameSchema, ResultFrameSchema, RpcFrameSchema, OutputFrameSchema]);
 
 export type ReadyFrame = z.infer<typeof ReadyFrameSchema>;
 export type ResultFrame = z.infer<typeof ResultFrameSchema>;
 export type RpcFrame = z.infer<typeof RpcFrameSchema>;
+export type OutputFrame = z.infer<typeof OutputFrameSchema>;
+export type OutputFile = z.infer<typeof OutputFileSchema>;
+export type ImageData = z.infer<typeof ImageSchema>;
+export type Table = z.infer<typeof TableSchema>;
 export type SandboxFrame = z.infer<typeof SandboxFrameSchema>;
 export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
 

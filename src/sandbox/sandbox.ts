@@ -44,6 +44,7 @@ export interface SandboxDeps {
 interface PendingRun {
   resolve: (r: ResultFrame) => void;
   reject: (e: Error) => void;
+  onOutput?: (stream: "stdout" | "stderr", text: string) => void;
 }
 
 export class Sandbox {
@@ -121,15 +122,20 @@ export class Sandbox {
   }
 
   /** Send code; the promise settles with the result frame or rejects when the sandbox dies. */
-  run(code: string, outputCap: number, extra: Record<string, unknown> = {}): { id: number; result: Promise<ResultFrame> } {
+  run(
+    code: string,
+    outputCap: number,
+    extra: Record<string, unknown> = {},
+    onOutput?: PendingRun["onOutput"],
+  ): { id: number; result: Promise<ResultFrame> } {
     const id = this.#nextRun++;
     const result = new Promise<ResultFrame>((resolve, reject) => {
       if (!this.alive) {
         reject(this.#exitError());
         return;
       }
-      this.#pending.set(id, { resolve, reject });
-      this.#send({ ...extra, t: "exec", id, code, output_cap: outputCap });
+      this.#pending.set(id, { resolve, reject, onOutput });
+      this.#send({ ...extra, t: "exec", id, code, output_cap: outputCap, stream: onOutput !== undefined });
     });
     return { id, result };
   }
@@ -208,6 +214,15 @@ export class Sandbox {
       case "rpc":
         void this.#answerRpc(frame);
         return;
+      case "output": {
+        const pending = this.#pending.get(frame.id);
+        if (!pending?.onOutput) {
+          this.#protocolViolation(`output for run ${frame.id}, which is not streaming`);
+          return;
+        }
+        pending.onOutput(frame.stream, frame.text);
+        return;
+      }
     }
   }
 

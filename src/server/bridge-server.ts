@@ -3,11 +3,12 @@
  * every client, so it stays short; everything else is discovered from code.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import type { Config } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Renderer } from "../render/render.ts";
+import { attachments, type Renderer } from "../render/render.ts";
 import type { Session } from "../session.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
@@ -63,9 +64,19 @@ export function createBridgeServer(deps: BridgeServerDeps): McpServer {
       const unknown = problem ? undefined : unknownServers(args.servers, deps.pool());
       if (problem || unknown) return { content: [{ type: "text", text: (problem ?? unknown)! }], isError: true };
       try {
-        const outcome = await session.run({ code: args.code, timeoutSec: args.timeout, reset: args.reset, servers: args.servers, signal: extra.signal });
+        const progressToken = extra._meta?.progressToken;
+        const progress = progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification);
+        const outcome = await session.run({
+          code: args.code,
+          timeoutSec: args.timeout,
+          reset: args.reset,
+          servers: args.servers,
+          signal: extra.signal,
+          onOutput: progress?.push,
+        });
+        await progress?.flush();
         const r = render(outcome);
-        return { content: [{ type: "text", text: r.text }], structuredContent: r.structured, isError: r.isError };
+        return { content: [{ type: "text", text: r.text }, ...attachments(outcome)], structuredContent: r.structured, isError: r.isError };
       } catch (err) {
         const text = renderError(err);
         log.warn("run_python failed", { error: text });
@@ -81,6 +92,38 @@ export function createBridgeServer(deps: BridgeServerDeps): McpServer {
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }] }),
   );
   return server;
+}
+
+/**
+ * Streams stdout/stderr lines as progress notifications while the code runs, coalesced so a chatty
+ * loop sends at most one notification per PROGRESS_INTERVAL_MS.
+ */
+const PROGRESS_INTERVAL_MS = 100;
+
+function progressSender(token: string | number, send: (n: ServerNotification) => Promise<void>) {
+  let buffered = "";
+  let lines = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  const flushNow = () => {
+    timer = undefined;
+    if (!buffered) return chain;
+    const message = buffered.replace(/\n$/, "");
+    buffered = "";
+    lines += message.split("\n").length;
+    chain = chain.then(() => send({ method: "notifications/progress", params: { progressToken: token, progress: lines, message } }).catch(() => {}));
+    return chain;
+  };
+  return {
+    push(stream: "stdout" | "stderr", text: string) {
+      buffered += stream === "stderr" ? text.replace(/^(?=.)/gm, "[stderr] ") : text;
+      timer ??= setTimeout(flushNow, PROGRESS_INTERVAL_MS);
+    },
+    flush(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      return flushNow();
+    },
+  };
 }
 
 function unknownServers(servers: string[] | undefined, pool: UpstreamPool): string | undefined {

@@ -35,6 +35,17 @@ describe("compact renderer", () => {
   });
 });
 
+describe("toon renderer", () => {
+  test("text decodes back to the structured payload; tables become uniform rows", async () => {
+    const { decode } = await import("@toon-format/toon");
+    const { toon } = await import("../../src/render/render.ts");
+    const r = toon({ ...base, value: "df", table: { columns: ["a", "b"], index: [0, 1], rows: [[1, "x"], [2, "y"]], total_rows: 2, total_columns: 2 } });
+    expect(decode(r.text)).toEqual(r.structured);
+    expect(r.text).toContain("rows[2]{index,a,b}:");
+    expect(r.structured).not.toHaveProperty("value");
+  });
+});
+
 describe("json renderer", () => {
   test("text is the structured payload", () => {
     const r = json({ ...base, value: "1" });
