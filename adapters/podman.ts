@@ -30,7 +30,8 @@ export default function podman(options: AdapterOptions): RuntimeAdapter {
       },
       // runsc's own network setup fails on some hosts ("cannot run with network enabled in root
       // network namespace"); with --network none there is nothing for it to set up anyway.
-      globalFlags: (spec) => (isGvisor(spec.ociRuntime) ? ["--runtime-flag", "network=none"] : []),
+      // oci-seccomp: apply the bridge's seccomp profile inside gVisor too.
+      globalFlags: (spec) => (isGvisor(spec.ociRuntime) ? ["--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp"] : []),
       imageExistsArgs: (image) => ["image", "exists", image],
       removeArgs: (name) => ["rm", "--force", "--time", "0", "--ignore", name],
       listArgs: (label) => ["ps", "--all", "--filter", `label=${label}`, "--format", "json"],

@@ -4,20 +4,27 @@
 # Returns at once when the daemon already answers.
 set -euo pipefail
 log() { printf '[dockerd] %s\n' "$*" >&2; }
-if docker info >/dev/null 2>&1; then exit 0; fi
 DOCKERD=$(command -v dockerd || echo /usr/sbin/dockerd)
 RUNSC=$(command -v runsc || echo /usr/bin/runsc)
 LOG=/var/log/mcp-code-exec-dockerd.log
-log "starting $DOCKERD (log: $LOG)"
 CONF=/etc/mcp-code-exec/dockerd.json
 mkdir -p "$(dirname "$CONF")"
-# runsc gets --network=none: the sandbox has no network, and runsc's own network setup fails on some
-# hosts ("cannot run with network enabled in root network namespace").
+# runsc gets --network=none (the sandbox has no network, and runsc's own network setup fails on some
+# hosts: "cannot run with network enabled in root network namespace") and --oci-seccomp (apply the
+# bridge's seccomp profile inside gVisor too).
 if [ -x "$RUNSC" ]; then
-  printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none"]}}}\n' "$RUNSC" > "$CONF"
+  want=$(printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none", "--oci-seccomp"]}}}' "$RUNSC")
 else
-  echo '{}' > "$CONF"
+  want='{}'
 fi
+changed=0
+[ "$(cat "$CONF" 2>/dev/null)" = "$want" ] || { printf '%s\n' "$want" > "$CONF"; changed=1; }
+if docker info >/dev/null 2>&1; then
+  # runtimes are reloadable: a running daemon picks up a changed file on SIGHUP.
+  if [ "$changed" = 1 ] && pid=$(pidof dockerd); then log "reloading runtimes"; kill -HUP $pid; sleep 1; fi
+  exit 0
+fi
+log "starting $DOCKERD (log: $LOG)"
 args=(--config-file "$CONF" --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false
       -H unix:///var/run/docker.sock --data-root /var/lib/docker --exec-root /var/run/docker)
 # dockerd 20.10 has no --ip6tables flag; drop it when the daemon rejects it.

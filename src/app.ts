@@ -5,6 +5,7 @@ import { discoverServers, type Discovery } from "./config/servers.ts";
 import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
+import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
@@ -55,6 +56,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         log,
         rpcFor: (session) => createSandboxRpc({ pool: getPool(), loaded: () => session.loadedServers, toolTimeoutMs: config.toolTimeoutSec * 1000 }),
         discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
+        seccompProfile: () => seccompProfilePath(config.stateDir),
         ...extra,
       }),
     close: async () => {

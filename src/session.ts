@@ -63,8 +63,8 @@ export interface SessionDeps {
   rpcFor?: (session: Session) => (frame: RpcFrame) => Promise<unknown>;
   /** Every configured server as {name, alias}, sent with each run so proxies can be named. */
   discovered?: () => Array<{ name: string; alias: string }>;
-  /** Seccomp profile path, when the bridge ships one for this engine. */
-  seccompProfile?: string;
+  /** Seccomp profile file for the engine (written on first use). */
+  seccompProfile?: () => string;
 }
 
 let sessionCounter = 0;
@@ -268,7 +268,7 @@ export class Session {
       env: SANDBOX_ENV,
       mounts: config.workspace ? [{ source: config.workspace, target: "/workspace", readonly: config.workspaceMode !== "rw" }] : undefined,
       ociRuntime: config.ociRuntime,
-      seccompProfile: this.#deps.seccompProfile,
+      seccompProfile: this.#deps.seccompProfile?.(),
       command: containerCommand(config.lifetimeSec),
     };
   }

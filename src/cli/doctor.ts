@@ -35,6 +35,10 @@ def net():
     try:
         s = socket.create_connection(("1.1.1.1", 53), timeout=2); s.close(); return "connected"
     except Exception as e: return type(e).__name__ + ": " + str(e)
+def unshare_errno():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    return 0 if libc.unshare(0x10000000) == 0 else ctypes.get_errno()
 st = os.statvfs("/tmp"); sh = os.statvfs("/dev/shm")
 json.dumps
 ({
@@ -49,6 +53,7 @@ json.dumps
   "tmp_bytes": st.f_blocks * st.f_frsize, "shm_bytes": sh.f_blocks * sh.f_frsize,
   "nofile": resource.getrlimit(resource.RLIMIT_NOFILE), "nproc": resource.getrlimit(resource.RLIMIT_NPROC),
   "env": sorted(os.environ),
+  "unshare_errno": unshare_errno(),
 })
 `;
 
@@ -142,6 +147,7 @@ interface ProbeReport {
   nofile: [number, number];
   nproc: [number, number];
   env: string[];
+  unshare_errno: number;
 }
 
 export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = false): Check[] {
@@ -158,6 +164,7 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = f
     { name: "no capabilities", ok: /^0+$/.test(p.cap_eff ?? ""), detail: `CapEff=${p.cap_eff}` },
     gvisor && p.no_new_privs === null ? outside("no-new-privileges", "NoNewPrivs absent") : { name: "no-new-privileges", ok: p.no_new_privs === "1", detail: `NoNewPrivs=${p.no_new_privs}` },
     gvisor ? outside("seccomp", `Seccomp=${p.seccomp}`) : { name: "seccomp", ok: p.seccomp === "2", detail: `Seccomp=${p.seccomp} (2 = filter)`, fix: p.seccomp === "2" ? undefined : "the engine runs without a seccomp filter; check its seccomp profile settings" },
+    { name: "seccomp profile", ok: p.unshare_errno !== 0, detail: p.unshare_errno === 0 ? "unshare(CLONE_NEWUSER) succeeded: the bridge's profile is not applied" : `unshare(CLONE_NEWUSER) refused (errno ${p.unshare_errno})` },
     { name: "read-only root", ok: !p.root_writable, detail: p.root_writable ? "/ is writable" : "/ is read-only" },
     { name: "writable /tmp tmpfs", ok: p.tmp_writable && p.tmp_bytes <= engineBytes(config.tmpfsSize) * 1.05, detail: `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})` },
     { name: "sized /dev/shm", ok: p.shm_bytes <= engineBytes(config.shmSize) * 1.05, detail: `${mib(p.shm_bytes)} (limit ${config.shmSize})` },

@@ -180,7 +180,7 @@ describe.each(["compact", "toon", "json"])("output mode %s", (mode) => {
       expect(r.structured).not.toHaveProperty("stderr");
       expect(r.structured).not.toHaveProperty("error");
       if (mode === "json") expect(JSON.parse(r.text)).toEqual(r.structured);
-      if (mode === "toon") expect(toonDecode(r.text)).toEqual(r.structured);
+      if (mode === "toon") expect(toonDecode(r.text) as unknown).toEqual(r.structured);
       if (mode === "compact") expect(r.text).toContain("[50 rows x 2 columns");
       if (mode !== "compact") expect((r.structured.table as { rows: unknown[] }).rows.length).toBe(20);
       const err = await b.run("1/0");

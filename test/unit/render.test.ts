@@ -40,7 +40,7 @@ describe("toon renderer", () => {
     const { decode } = await import("@toon-format/toon");
     const { toon } = await import("../../src/render/render.ts");
     const r = toon({ ...base, value: "df", table: { columns: ["a", "b"], index: [0, 1], rows: [[1, "x"], [2, "y"]], total_rows: 2, total_columns: 2 } });
-    expect(decode(r.text)).toEqual(r.structured);
+    expect(decode(r.text) as unknown).toEqual(r.structured);
     expect(r.text).toContain("rows[2]{index,a,b}:");
     expect(r.structured).not.toHaveProperty("value");
   });
