@@ -1,7 +1,11 @@
 /**
- * Subprocesses. The only place besides src/host/*.ts that may touch `Bun.`: core code receives these
- * functions, so the core also runs under Deno (see src/host/deno-process.ts when it exists).
+ * Subprocesses, for Bun and Deno alike. Core code imports these functions and never sees `Bun.` or
+ * `Deno.`: the implementation is picked here, once, from the runtime that is running us
+ * (src/host/bun-process.ts or src/host/deno-process.ts).
  */
+import { BUN_PROCESS } from "./bun-process.ts";
+import { DENO_PROCESS } from "./deno-process.ts";
+
 export interface SpawnOptions {
   /** The complete environment of the child: nothing is inherited. */
   env: Record<string, string>;
@@ -29,77 +33,36 @@ export interface CommandResult {
   timedOut: boolean;
 }
 
-/** Find an executable on PATH (or check an explicit path); null when absent. */
-export function which(command: string, path?: string): string | null {
-  return Bun.which(command, path === undefined ? undefined : { PATH: path });
+/** What each runtime's implementation provides. */
+export interface HostProcess {
+  which(command: string, path?: string): string | null;
+  spawnChild(command: string, args: string[], options: SpawnOptions): ChildProcess;
+  runCommand(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number; input?: string | Uint8Array }): Promise<CommandResult>;
+  runCommandSync(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number }): { exitCode: number | null };
 }
 
+/** "deno" under Deno, otherwise "bun" (the compiled binary is Bun). */
+export const HOST_RUNTIME: "bun" | "deno" = "Deno" in globalThis ? "deno" : "bun";
+
+const host: HostProcess = HOST_RUNTIME === "deno" ? DENO_PROCESS : BUN_PROCESS;
+
+/** Find an executable on PATH (or check an explicit path); null when absent. */
+export function which(command: string, path?: string): string | null {
+  return host.which(command, path);
+}
+
+/** Start a child with piped stdio and exactly `options.env` as its environment. */
 export function spawnChild(command: string, args: string[], options: SpawnOptions): ChildProcess {
-  const proc = Bun.spawn([command, ...args], {
-    env: options.env,
-    cwd: options.cwd,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let stdinOpen = true;
-  return {
-    pid: proc.pid,
-    write(data) {
-      if (!stdinOpen) throw new Error("stdin is closed");
-      proc.stdin.write(data);
-      proc.stdin.flush();
-    },
-    closeStdin() {
-      if (!stdinOpen) return;
-      stdinOpen = false;
-      try {
-        proc.stdin.end();
-      } catch {
-        // already closed by the child
-      }
-    },
-    stdout: proc.stdout,
-    stderr: proc.stderr,
-    exited: proc.exited.then((code) => (proc.signalCode ? null : code)),
-    kill(signal) {
-      try {
-        proc.kill(signal);
-      } catch {
-        // already gone
-      }
-    },
-  };
+  return host.spawnChild(command, args, options);
 }
 
 /** Run a command to completion (no shell), collecting its output; kills it after timeoutMs. */
-export async function runCommand(
+export function runCommand(
   command: string,
   args: string[],
   options: SpawnOptions & { timeoutMs?: number; input?: string | Uint8Array },
 ): Promise<CommandResult> {
-  const proc = Bun.spawn([command, ...args], {
-    env: options.env,
-    cwd: options.cwd,
-    stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let timedOut = false;
-  const timer =
-    options.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          proc.kill("SIGKILL");
-        }, options.timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  if (timer) clearTimeout(timer);
-  return { command, args, exitCode: proc.signalCode ? null : code, stdout, stderr, timedOut };
+  return host.runCommand(command, args, options);
 }
 
 /** Synchronous variant for exit handlers, where nothing asynchronous runs any more. */
@@ -108,15 +71,5 @@ export function runCommandSync(
   args: string[],
   options: SpawnOptions & { timeoutMs?: number },
 ): { exitCode: number | null } {
-  try {
-    const r = Bun.spawnSync([command, ...args], {
-      env: options.env,
-      stdout: "ignore",
-      stderr: "ignore",
-      timeout: options.timeoutMs,
-    });
-    return { exitCode: r.exitCode };
-  } catch {
-    return { exitCode: null };
-  }
+  return host.runCommandSync(command, args, options);
 }
