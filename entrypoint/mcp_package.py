@@ -23,7 +23,7 @@ import typing
 
 import _mcp_host as _host
 
-__all__ = ["McpError", "McpToolError", "McpServerNotLoaded", "McpImage", "McpAudio", "McpResource", "runtime"]
+__all__ = ["McpError", "McpToolError", "McpServerNotLoaded", "McpPolicyError", "McpImage", "McpAudio", "McpResource", "runtime"]
 
 
 class McpError(Exception):
@@ -41,13 +41,17 @@ class McpToolError(McpError):
     """The upstream tool returned an error result, failed, or timed out."""
 
 
+class McpPolicyError(McpError, PermissionError):
+    """The bridge's policy refused this request; the message names the rule."""
+
+
 class McpServerNotLoaded(McpError, LookupError):
     """The server exists but was not loaded for this session: pass servers=[...] to run_python."""
 
 
 def _error_from_host(err):
     kind = err.get("kind")
-    cls = McpServerNotLoaded if kind == "not_loaded" else McpToolError if kind in ("timeout", "crashed", "start_failed", "protocol", "unknown_tool", "tool_error") else McpError
+    cls = McpServerNotLoaded if kind == "not_loaded" else McpPolicyError if kind == "policy" else McpToolError if kind in ("timeout", "crashed", "start_failed", "protocol", "unknown_tool", "tool_error") else McpError
     return cls(str(err.get("message")), server=err.get("server"), tool=err.get("tool"), kind=kind)
 
 

@@ -4,6 +4,7 @@ import { loadConfig, type Config } from "./config/env.ts";
 import { discoverServers, type Discovery } from "./config/servers.ts";
 import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { loadPolicy, RunSlots, type Policy } from "./policy.ts";
 import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { Session, type SessionDeps } from "./session.ts";
@@ -15,6 +16,7 @@ export const VERSION: string = pkg.version;
 
 export interface App {
   config: Config;
+  policy: Policy;
   log: Logger;
   env: Record<string, string>;
   engine: () => Promise<Selected>;
@@ -30,6 +32,8 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const log = createLogger(config.logLevel);
   const env = engineEnv(processEnv);
   const engine = lazyEngine(config.runtime, { env });
+  const policy = loadPolicy(processEnv, home);
+  const slots = new RunSlots(policy.maxConcurrentRuns);
   let pool: UpstreamPool | undefined;
   const getPool = () => {
     pool ??= new UpstreamPool({
@@ -43,6 +47,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   };
   return {
     config,
+    policy,
     log,
     env,
     engine,
@@ -54,7 +59,16 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         spawn: spawnChild,
         engineEnv: env,
         log,
-        rpcFor: (session) => createSandboxRpc({ pool: getPool(), loaded: () => session.loadedServers, toolTimeoutMs: config.toolTimeoutSec * 1000 }),
+        rpcFor: (session) =>
+          createSandboxRpc({
+            pool: getPool(),
+            loaded: () => session.loadedServers,
+            toolTimeoutMs: config.toolTimeoutSec * 1000,
+            policy,
+            countToolCall: () => session.countToolCall(),
+          }),
+        policy,
+        slots,
         discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
         seccompProfile: () => seccompProfilePath(config.stateDir),
         ...extra,

@@ -8,6 +8,7 @@ import type { Config } from "./config/env.ts";
 import { BridgeError } from "./errors.ts";
 import type { ChildProcess, SpawnOptions } from "./host/process.ts";
 import type { Logger } from "./log.ts";
+import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "./policy.ts";
 import type { Selected } from "./runtime/registry.ts";
 import { containerCommand } from "./sandbox/bootstrap.ts";
 import type { ErrorInfo, ImageData, OutputFile, ResultFrame, RpcFrame, Table } from "./sandbox/frames.ts";
@@ -63,6 +64,10 @@ export interface SessionDeps {
   rpcFor?: (session: Session) => (frame: RpcFrame) => Promise<unknown>;
   /** Every configured server as {name, alias}, sent with each run so proxies can be named. */
   discovered?: () => Array<{ name: string; alias: string }>;
+  /** Limits on what runs may do; none when absent. */
+  policy?: Policy;
+  /** Shared by every session of the bridge: runs executing at once. */
+  slots?: RunSlots;
   /** Seccomp profile file for the engine (written on first use). */
   seccompProfile?: () => string;
 }
@@ -81,12 +86,22 @@ export class Session {
   #imageChecked = new Set<string>();
   #loaded = new Set<string>();
   #currentRun: number | undefined;
+  #toolCalls = 0;
   #rpc: ((frame: RpcFrame) => Promise<unknown>) | undefined;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
     this.id = `${process.pid}-${++sessionCounter}`;
     this.#rpc = deps.rpcFor?.(this);
+  }
+
+  /** Counts a proxied tool call against the run's budget; throws PolicyRefusal past it. */
+  countToolCall(): void {
+    const policy = this.#deps.policy;
+    if (!policy) return;
+    if (++this.#toolCalls > policy.maxToolCallsPerRun) {
+      throw new PolicyRefusal(`this run reached max_tool_calls_per_run = ${policy.maxToolCallsPerRun} (${policy.sources.maxToolCallsPerRun ?? "default"}); split the work across runs`);
+    }
   }
 
   /** Servers loaded in this session; they stay loaded until reset. */
@@ -120,6 +135,36 @@ export class Session {
   }
 
   async #run(req: RunRequest): Promise<RunOutcome> {
+    const refusal = this.#refuse(req);
+    if (refusal) return refusal;
+    const release = this.#deps.slots?.tryAcquire();
+    if (this.#deps.slots && !release) {
+      const p = this.#deps.policy;
+      return refused(new PolicyRefusal(`max_concurrent_runs = ${this.#deps.slots.max} runs are already executing (${p?.sources.maxConcurrentRuns ?? "default"}); try again when one finishes`), this.#deps.config.outputCap);
+    }
+    try {
+      return await this.#execute(req);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** Policy checks that need no sandbox: code size and servers. */
+  #refuse(req: RunRequest): RunOutcome | undefined {
+    const policy = this.#deps.policy;
+    if (!policy) return undefined;
+    const size = new TextEncoder().encode(req.code).length;
+    if (size > policy.maxCodeBytes) {
+      return refused(new PolicyRefusal(`the code is ${size} bytes, over max_code_bytes = ${policy.maxCodeBytes} (${policy.sources.maxCodeBytes ?? "default"})`), this.#deps.config.outputCap);
+    }
+    for (const s of req.servers ?? []) {
+      const r = serverRefusal(policy, s);
+      if (r) return refused(r, this.#deps.config.outputCap);
+    }
+    return undefined;
+  }
+
+  async #execute(req: RunRequest): Promise<RunOutcome> {
     const { config, log } = this.#deps;
     const started = performance.now();
     const notes: string[] = [];
@@ -145,6 +190,7 @@ export class Session {
     };
     const { id, result } = box.run(req.code, outputCap, extra, req.onOutput);
     this.#currentRun = id;
+    this.#toolCalls = 0;
 
     let frame: ResultFrame | undefined;
     let timedOut = false;
@@ -306,6 +352,10 @@ export class Session {
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
   }
+}
+
+function refused(err: PolicyRefusal, outputCap: number): RunOutcome {
+  return { outputCap, durationMs: 0, notes: [], error: { type: "PolicyRefusal", message: err.message, traceback: `PolicyRefusal: ${err.message}` } };
 }
 
 /** The sandbox said what it sends; the host checks the sizes again (base64 decoded) before passing it on. */

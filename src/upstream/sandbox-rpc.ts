@@ -7,6 +7,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
+import { toolRefusal, type Policy } from "../policy.ts";
 import type { UpstreamPool } from "./pool.ts";
 import { UpstreamError } from "./upstream-server.ts";
 
@@ -32,6 +33,9 @@ export type RpcMethod = keyof typeof PARAMS;
 
 export interface SandboxRpcContext {
   pool: UpstreamPool;
+  policy?: Policy;
+  /** Counts a tool call against the run's budget; throws PolicyRefusal past it. */
+  countToolCall?: () => void;
   /** Servers loaded for this session (run_python's `servers`). */
   loaded: () => ReadonlySet<string>;
   toolTimeoutMs: number;
@@ -87,7 +91,13 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
     async "tools.search"({ query, limit }) {
       const { index, errors } = await pool.searchIndex();
       const loaded = ctx.loaded();
-      const hits = index.search(query, limit).map((h) => ({ server: h.server, tool: h.name, summary: h.summary, loaded: loaded.has(h.server) }));
+      // Tools the policy refuses are not offered: ask for more hits and drop them.
+      const allowed = (h: { server: string; name: string }) => !ctx.policy || !toolRefusal(ctx.policy, h.server, h.name);
+      const hits = index
+        .search(query, ctx.policy ? limit * 4 : limit)
+        .filter(allowed)
+        .slice(0, limit)
+        .map((h) => ({ server: h.server, tool: h.name, summary: h.summary, loaded: loaded.has(h.server) }));
       return { hits, errors };
     },
     async "tools.proxy_specs"({ server }) {
@@ -100,7 +110,10 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
     },
     async "tools.call"({ server, tool, args }) {
       needServer(server);
+      const refusal = ctx.policy && toolRefusal(ctx.policy, server, tool);
+      if (refusal) throw refusal;
       if (!ctx.loaded().has(server)) throw notLoaded(server);
+      ctx.countToolCall?.();
       await needTool(server, tool);
       const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs);
       return result;
