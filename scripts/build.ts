@@ -5,12 +5,13 @@
  *   bun scripts/build.ts [--outfile PATH] [--target bun-linux-x64]     one binary for this machine (`bun run build`)
  *   bun scripts/build.ts --release [--outdir dist/release] [--targets linux-x64,darwin-arm64] [--allow-missing]
  * --release cross-compiles mcp-code-exec-<os>-<arch> for every RELEASE_TARGETS entry and writes SHA256SUMS
- * (sha256sum format). Bun fetches each foreign target's runtime once from the npm registry and caches it
- * under ~/.bun/install/cache (or $BUN_INSTALL_CACHE_DIR); a target it cannot fetch is reported with what
- * to do, the others are still built, and the exit status is 1 unless --allow-missing.
+ * (sha256sum format) and a copy of scripts/install.sh beside them. Bun fetches each foreign target's
+ * runtime once from the npm registry and caches it under ~/.bun/install/cache (or $BUN_INSTALL_CACHE_DIR);
+ * a target it cannot fetch is reported with what to do, the others are still built, and the exit status
+ * is 1 unless --allow-missing.
  */
 import { $ } from "bun";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
@@ -49,7 +50,7 @@ async function sha256(path: string): Promise<string> {
 
 async function release(outdir: string, names: string[], allowMissing: boolean): Promise<number> {
   mkdirSync(outdir, { recursive: true });
-  for (const f of readdirSync(outdir)) if (f.startsWith("mcp-code-exec-") || f === "SHA256SUMS") rmSync(join(outdir, f));
+  for (const f of readdirSync(outdir)) if (f.startsWith("mcp-code-exec-") || f === "SHA256SUMS" || f === "install.sh") rmSync(join(outdir, f));
   const sums: string[] = [];
   const failed: string[] = [];
   for (const name of names) {
@@ -67,6 +68,8 @@ async function release(outdir: string, names: string[], allowMissing: boolean): 
     console.log(`built ${file} (${(Bun.file(file).size / 1024 / 1024).toFixed(1)} MiB, sha256 ${sum}) in ${r.ms} ms`);
   }
   await Bun.write(join(outdir, "SHA256SUMS"), sums.length ? `${sums.join("\n")}\n` : "");
+  // The one-liner fetches install.sh from the same release as the binaries.
+  copyFileSync(join(root, "scripts/install.sh"), join(outdir, "install.sh"));
   console.log(`wrote ${join(outdir, "SHA256SUMS")} (${sums.length} of ${names.length} targets)`);
   if (failed.length) console.error(`missing: ${failed.join(", ")}${allowMissing ? " (allowed by --allow-missing)" : ""}`);
   return failed.length && !allowMissing ? 1 : 0;

@@ -30,10 +30,10 @@ function kind(file: string): string {
 }
 
 describe("release build", () => {
-  test("one binary per platform, of the right kind, and SHA256SUMS that sha256sum -c accepts", async () => {
+  test("one binary per platform, of the right kind, install.sh, and SHA256SUMS that sha256sum -c accepts", async () => {
     expect(build.stderr).toBe("");
     expect(build.code).toBe(0);
-    expect(readdirSync(OUT).sort()).toEqual(["SHA256SUMS", ...NAMES.map((n) => `mcp-code-exec-${n}`)].sort());
+    expect(readdirSync(OUT).sort()).toEqual(["SHA256SUMS", "install.sh", ...NAMES.map((n) => `mcp-code-exec-${n}`)].sort());
     for (const n of NAMES) expect(kind(join(OUT, `mcp-code-exec-${n}`))).toBe(`${n.startsWith("linux") ? "elf" : "macho"}-${n.split("-")[1]}`);
     const sums = readFileSync(join(OUT, "SHA256SUMS"), "utf8");
     expect(sums.trimEnd().split("\n").map((l) => l.split("  ")[1]).sort()).toEqual(NAMES.map((n) => `mcp-code-exec-${n}`).sort());
@@ -74,7 +74,7 @@ describe("release build", () => {
       expect(r.stderr).toContain(`Run this once where the npm registry is reachable, or copy that file from a machine that has it to ${cache}/bun-linux-aarch64-v`);
       expect(r.stderr).toContain("missing: linux-arm64");
       expect(readFileSync(join(out, "SHA256SUMS"), "utf8")).toMatch(/^[0-9a-f]{64} {2}mcp-code-exec-linux-x64\n$/);
-      expect(readdirSync(out).sort()).toEqual(["SHA256SUMS", "mcp-code-exec-linux-x64"]);
+      expect(readdirSync(out).sort()).toEqual(["SHA256SUMS", "install.sh", "mcp-code-exec-linux-x64"]);
     } finally {
       rmSync(out, { recursive: true, force: true });
       rmSync(cache, { recursive: true, force: true });
