@@ -5,7 +5,7 @@
  */
 import { BridgeError, EngineUnavailableError } from "../src/errors.ts";
 import { runCommand, runCommandSync, which, type CommandResult } from "../src/host/process.ts";
-import { parseLabels, runArgv } from "./oci-flags.ts";
+import { hardeningFlags, parseLabels } from "./oci-flags.ts";
 import type { AdapterOptions, ContainerSpec, ContainerSummary, EngineInfo, RuntimeAdapter } from "./types.ts";
 
 export interface CliEngineProfile {
@@ -23,6 +23,13 @@ export interface CliEngineProfile {
   runExtra?: string[];
   /** Global CLI flags (before `run`) this spec needs on this engine. */
   globalFlags?(spec: ContainerSpec): string[];
+  /** Global CLI flags before every subcommand (`podman --connection NAME`). */
+  commandPrefix?: string[];
+  /**
+   * Adapt the shared hardening flags to this engine's dialect, knowing what its probe learned (a flag
+   * it lacks, a value it spells differently). runArgv probes first when this is set.
+   */
+  runFlags?(flags: string[], spec: ContainerSpec, info: EngineInfo): string[];
   imageHint(image: string, binary: string): string;
 }
 
@@ -30,7 +37,9 @@ export type Run = (args: string[], timeoutMs?: number) => Promise<CommandResult>
 
 const PROBE_TIMEOUT_MS = 20_000;
 
+/** A RuntimeAdapter for a docker-compatible CLI described by `profile`. */
 export function createCliAdapter(profile: CliEngineProfile, options: AdapterOptions): RuntimeAdapter {
+  const prefix = profile.commandPrefix ?? [];
   let probed: Promise<EngineInfo> | undefined;
   let binary: string | undefined;
 
@@ -49,17 +58,17 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
   };
 
   const run: Run = (args, timeoutMs = PROBE_TIMEOUT_MS) =>
-    runCommand(resolveBinary(), args, { env: options.env, timeoutMs });
+    runCommand(resolveBinary(), [...prefix, ...args], { env: options.env, timeoutMs });
 
   const checked = async (args: string[], what: string): Promise<CommandResult> => {
     const r = await run(args);
     if (r.exitCode !== 0) {
-      throw new BridgeError("ENGINE_FAILED", `${what} failed: \`${profile.binary} ${args.join(" ")}\` exited ${r.exitCode ?? "by signal"}${r.timedOut ? " (timed out)" : ""}: ${r.stderr.trim().slice(0, 500)}`, { source: profile.name });
+      throw new BridgeError("ENGINE_FAILED", `${what} failed: \`${[profile.binary, ...prefix, ...args].join(" ")}\` exited ${r.exitCode ?? "by signal"}${r.timedOut ? " (timed out)" : ""}: ${r.stderr.trim().slice(0, 500)}`, { source: profile.name });
     }
     return r;
   };
 
-  return {
+  const adapter: RuntimeAdapter = {
     name: profile.name,
     probe() {
       probed ??= (async () => {
@@ -74,7 +83,10 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
       return probed;
     },
     async runArgv(spec: ContainerSpec) {
-      return runArgv(resolveBinary(), spec, profile.runExtra, profile.globalFlags?.(spec));
+      let flags = hardeningFlags(spec);
+      if (profile.runFlags) flags = profile.runFlags(flags, spec, await adapter.probe());
+      const global = [...prefix, ...(profile.globalFlags?.(spec) ?? [])];
+      return [resolveBinary(), ...global, "run", ...(profile.runExtra ?? []), ...flags, spec.image, ...spec.command];
     },
     async imageExists(image) {
       const r = await run(profile.imageExistsArgs(image));
@@ -85,7 +97,7 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
     },
     removeSync(name) {
       try {
-        runCommandSync(resolveBinary(), profile.removeArgs(name), { env: options.env, timeoutMs: 10_000 });
+        runCommandSync(resolveBinary(), [...prefix, ...profile.removeArgs(name)], { env: options.env, timeoutMs: 10_000 });
       } catch {
         // best effort at exit
       }
@@ -98,6 +110,7 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
       return profile.imageHint(image, profile.binary);
     },
   };
+  return adapter;
 }
 
 /** Accepts podman's JSON array and docker's JSON-object-per-line output. */

@@ -1,45 +1,45 @@
 /** Podman (rootful or rootless) on the local machine. */
-import { createCliAdapter, unavailableOrFailed } from "./cli-engine.ts";
+import { createCliAdapter, unavailableOrFailed, type CliEngineProfile } from "./cli-engine.ts";
 import { isGvisor } from "./oci-flags.ts";
 import type { AdapterOptions, RuntimeAdapter } from "./types.ts";
 
 export default function podman(options: AdapterOptions): RuntimeAdapter {
-  return createCliAdapter(
-    {
-      name: "podman",
-      binary: "podman",
-      installHint: "install podman (Debian: apt-get install podman runc) or set MCP_BRIDGE_RUNTIME=docker",
-      async probe(run) {
-        const r = await run(["info", "--format", "json"]);
-        if (r.exitCode !== 0) {
-          throw unavailableOrFailed("podman", r, [/cannot connect/i, /connection refused/i, /no such file or directory.*sock/i], "run `mcp-code-exec doctor` for a diagnosis");
-        }
-        const info = JSON.parse(r.stdout) as {
-          version?: { Version?: string };
-          host?: { cgroupVersion?: string; cgroupManager?: string; ociRuntime?: { name?: string }; security?: { rootless?: boolean } };
-        };
-        return {
-          version: info.version?.Version ?? "unknown",
-          details: {
-            cgroupVersion: info.host?.cgroupVersion ?? "unknown",
-            cgroupManager: info.host?.cgroupManager ?? "unknown",
-            ociRuntime: info.host?.ociRuntime?.name ?? "unknown",
-            rootless: String(info.host?.security?.rootless ?? "unknown"),
-          },
-        };
-      },
-      // runsc's own network setup fails on some hosts ("cannot run with network enabled in root
-      // network namespace"); with --network none there is nothing for it to set up anyway.
-      // oci-seccomp: apply the bridge's seccomp profile inside gVisor too.
-      globalFlags: (spec) => (isGvisor(spec.ociRuntime) ? ["--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp"] : []),
-      imageExistsArgs: (image) => ["image", "exists", image],
-      removeArgs: (name) => ["rm", "--force", "--time", "0", "--ignore", name],
-      listArgs: (label) => ["ps", "--all", "--filter", `label=${label}`, "--format", "json"],
-      imageHint: (image, bin) =>
-        image.includes("mcp-code-exec-sandbox")
-          ? "build it offline with `scripts/build-image.sh` (or load a saved one with `podman load -i FILE`)"
-          : `run \`${bin} pull ${image}\`, or use the offline image: \`scripts/build-image.sh\` then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm`,
-    },
-    options,
-  );
+  return createCliAdapter(PODMAN_PROFILE, options);
 }
+
+/** How podman is spoken to; podman-machine.ts reuses it behind `--connection`. */
+export const PODMAN_PROFILE: CliEngineProfile = {
+  name: "podman",
+  binary: "podman",
+  installHint: "install podman (Debian: apt-get install podman runc) or set MCP_BRIDGE_RUNTIME=docker",
+  async probe(run) {
+    const r = await run(["info", "--format", "json"]);
+    if (r.exitCode !== 0) {
+      throw unavailableOrFailed("podman", r, [/cannot connect/i, /connection refused/i, /no such file or directory.*sock/i], "run `mcp-code-exec doctor` for a diagnosis");
+    }
+    const info = JSON.parse(r.stdout) as {
+      version?: { Version?: string };
+      host?: { cgroupVersion?: string; cgroupManager?: string; ociRuntime?: { name?: string }; security?: { rootless?: boolean } };
+    };
+    return {
+      version: info.version?.Version ?? "unknown",
+      details: {
+        cgroupVersion: info.host?.cgroupVersion ?? "unknown",
+        cgroupManager: info.host?.cgroupManager ?? "unknown",
+        ociRuntime: info.host?.ociRuntime?.name ?? "unknown",
+        rootless: String(info.host?.security?.rootless ?? "unknown"),
+      },
+    };
+  },
+  // runsc's own network setup fails on some hosts ("cannot run with network enabled in root
+  // network namespace"); with --network none there is nothing for it to set up anyway.
+  // oci-seccomp: apply the bridge's seccomp profile inside gVisor too.
+  globalFlags: (spec) => (isGvisor(spec.ociRuntime) ? ["--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp"] : []),
+  imageExistsArgs: (image) => ["image", "exists", image],
+  removeArgs: (name) => ["rm", "--force", "--time", "0", "--ignore", name],
+  listArgs: (label) => ["ps", "--all", "--filter", `label=${label}`, "--format", "json"],
+  imageHint: (image, bin) =>
+    image.includes("mcp-code-exec-sandbox")
+      ? "build it offline with `scripts/build-image.sh` (or load a saved one with `podman load -i FILE`)"
+      : `run \`${bin} pull ${image}\`, or use the offline image: \`scripts/build-image.sh\` then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm`,
+};

@@ -1,7 +1,9 @@
 /**
  * The container-engine plugin interface. One file per engine exports a factory returning a
  * RuntimeAdapter; creating one touches nothing, the first real call probes the engine.
+ * docs/ADAPTERS.md states each member's contract and how to load an adapter from outside the binary.
  */
+import type { BridgeError, EngineUnavailableError } from "../src/errors.ts";
 
 /** Everything needed to start one sandbox container. Engines turn it into their own flags. */
 export interface ContainerSpec {
@@ -65,6 +67,7 @@ export interface RuntimeAdapter {
   ensureRunning?(): Promise<void>;
 }
 
+/** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */
 export type AdapterFactory = (options: AdapterOptions) => RuntimeAdapter;
 
 export interface AdapterOptions {
@@ -72,4 +75,30 @@ export interface AdapterOptions {
   env: Record<string, string>;
   /** Override the CLI binary (tests, unusual installs). */
   binary?: string;
+  /** Where an adapter says what it is doing that takes time (starting a VM); stderr when absent. */
+  log?: AdapterLog;
+  /** Helpers lent by the bridge; always set for adapters loaded through MCP_BRIDGE_ADAPTER. */
+  kit?: AdapterKit;
+}
+
+/** The part of the bridge's logger adapters may use (logs go to stderr, never stdout). */
+export interface AdapterLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * What the bridge lends every adapter, so one loaded from a file outside the compiled binary needs no
+ * imports from it: the shared hardening flags (use them, never copy them) and the error classes
+ * selection understands.
+ */
+export interface AdapterKit {
+  /** Every hardening flag of adapters/oci-flags.ts for `spec`, in the docker/podman dialect. */
+  hardeningFlags(spec: ContainerSpec): string[];
+  /** `[binary, ...global, "run", ...extra, ...hardeningFlags(spec), spec.image, ...spec.command]`. */
+  runArgv(binary: string, spec: ContainerSpec, extra?: string[], global?: string[]): string[];
+  /** Throw from probe() when the engine is not installed or not reachable ("not here"). */
+  EngineUnavailableError: typeof EngineUnavailableError;
+  /** Throw for every other failure; `hint` says what to do. */
+  BridgeError: typeof BridgeError;
 }

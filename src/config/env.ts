@@ -72,7 +72,15 @@ export const ENV_SCHEMA = {
     .string()
     .trim()
     .toLowerCase()
-    .describe("Container engine to use: podman, docker (auto: the first of podman, docker that answers)"),
+    .describe("Container engine to use: podman, docker, nerdctl, podman-machine (auto: the first of these that answers)"),
+  MCP_BRIDGE_ADAPTER: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((p) => isAbsolute(p), "must be an absolute path")
+    .refine((p) => /\.(ts|mts|js|mjs|cjs)$/.test(p), "must be a .ts or .js module")
+    .refine((p) => isFile(p), "is not an existing file")
+    .describe("External engine adapter module (default export: an AdapterFactory); used instead of MCP_BRIDGE_RUNTIME and auto-selection"),
   MCP_BRIDGE_IMAGE: z.string().trim().min(1).describe("Sandbox image"),
   MCP_BRIDGE_TIMEOUT: seconds("MCP_BRIDGE_TIMEOUT").describe("Default run_python timeout in seconds"),
   MCP_BRIDGE_MAX_TIMEOUT: seconds("MCP_BRIDGE_MAX_TIMEOUT").describe("Largest timeout a call may ask for"),
@@ -179,6 +187,8 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
 
 export interface Config {
   runtime: string | undefined;
+  /** Absolute path of an external adapter module (MCP_BRIDGE_ADAPTER); wins over `runtime`. */
+  adapter: string | undefined;
   image: string;
   timeoutSec: number;
   maxTimeoutSec: number;
@@ -231,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
   const runtime = values.MCP_BRIDGE_RUNTIME as string | undefined;
   return {
     runtime: runtime && runtime !== "auto" ? runtime : undefined,
+    adapter: values.MCP_BRIDGE_ADAPTER as string | undefined,
     image: values.MCP_BRIDGE_IMAGE as string,
     timeoutSec: timeout as number,
     maxTimeoutSec: max as number,
@@ -255,6 +266,14 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     imageCap: values.MCP_BRIDGE_IMAGE_CAP as number,
     fileCap: values.MCP_BRIDGE_FILE_CAP as number,
   };
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(p: string): boolean {

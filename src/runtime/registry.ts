@@ -5,14 +5,18 @@
  */
 import { BridgeError, EngineUnavailableError } from "../errors.ts";
 import type { AdapterFactory, AdapterOptions, EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
+import { isAdapterPath, loadExternalAdapter } from "./external-adapter.ts";
 
+/** Built-in engines by name, each a literal import so the compiled binary carries it. */
 export const ADAPTERS: Record<string, () => Promise<{ default: AdapterFactory }>> = {
   podman: () => import("../../adapters/podman.ts"),
   docker: () => import("../../adapters/docker.ts"),
+  nerdctl: () => import("../../adapters/nerdctl.ts"),
+  "podman-machine": () => import("../../adapters/podman-machine.ts"),
 };
 
-/** Auto-selection order. */
-export const AUTO_ORDER = ["podman", "docker"];
+/** Auto-selection order: native engines first, a VM that may need starting last. */
+export const AUTO_ORDER = ["podman", "docker", "nerdctl", "podman-machine"];
 
 export interface Selected {
   adapter: RuntimeAdapter;
@@ -25,7 +29,9 @@ export interface SelectionAttempt {
   reason?: string;
 }
 
+/** A built-in engine by name, or an external adapter by absolute file path (MCP_BRIDGE_ADAPTER). */
 export async function loadAdapter(name: string, options: AdapterOptions): Promise<RuntimeAdapter> {
+  if (isAdapterPath(name)) return loadExternalAdapter(name, options);
   const thunk = ADAPTERS[name];
   if (!thunk) {
     throw new BridgeError("CONFIG", `unknown container engine "${name}"`, {
@@ -36,7 +42,10 @@ export async function loadAdapter(name: string, options: AdapterOptions): Promis
   return mod.default(options);
 }
 
-/** Try engines in order; returns the first that answers, with the reasons the others were skipped. */
+/**
+ * Try engines in order; returns the first that answers, with the reasons the others were skipped.
+ * `preferred` (MCP_BRIDGE_ADAPTER's path, else MCP_BRIDGE_RUNTIME) is the only engine tried when set.
+ */
 export async function selectEngine(
   preferred: string | undefined,
   options: AdapterOptions,
@@ -47,11 +56,11 @@ export async function selectEngine(
     const adapter = await loadAdapter(name, options);
     try {
       const info = await adapter.probe();
-      attempts.push({ engine: name, ok: true });
+      attempts.push({ engine: adapter.name, ok: true });
       return { adapter, info };
     } catch (err) {
       if (!(err instanceof EngineUnavailableError)) throw err;
-      attempts.push({ engine: name, ok: false, reason: err.render() });
+      attempts.push({ engine: adapter.name, ok: false, reason: err.render() });
       if (preferred) throw err;
     }
   }

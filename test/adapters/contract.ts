@@ -61,6 +61,7 @@ export function adapterContract(name: string, target: ContractTarget): void {
 
     test("imageExists tells present from absent", async () => {
       const adapter = target.make();
+      await adapter.ensureRunning?.();
       expect(await adapter.imageExists(target.image)).toBe(true);
       expect(await adapter.imageExists("mcp-code-exec-absent:0")).toBe(false);
     });
@@ -88,6 +89,7 @@ export function adapterContract(name: string, target: ContractTarget): void {
     test("a started sandbox runs code, is listed by label, and remove() stops it", async () => {
       const adapter = target.make();
       const spec = specFor(target.image);
+      await adapter.ensureRunning?.();
       const box = await Sandbox.start({ adapter, spec, spawn: spawnChild, engineEnv: target.engineEnv, log: silentLogger, startTimeoutMs: 60_000 });
       try {
         const { result } = box.run("import os\nos.getuid()", 4096);
@@ -105,6 +107,14 @@ export function adapterContract(name: string, target: ContractTarget): void {
       expect(box.alive).toBe(false);
       expect(exit).toBeDefined();
       if (target.real) expect((await adapter.list(`io.mcp-code-exec.contract=${process.pid}`)).some((c) => c.name === spec.name)).toBe(false);
+    });
+
+    test("ensureRunning, where the engine has it, is safe to call at once and again", async () => {
+      const adapter = target.make();
+      if (!adapter.ensureRunning) return;
+      await Promise.all([adapter.ensureRunning(), adapter.ensureRunning()]);
+      await adapter.ensureRunning();
+      expect(await adapter.imageExists(target.image)).toBe(true);
     });
 
     test("removing a container that does not exist is not an error", async () => {
