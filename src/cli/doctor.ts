@@ -6,15 +6,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { createApp, type App } from "../app.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import { isGvisor } from "../../adapters/oci-flags.ts";
-import { AUTO_ORDER, loadAdapter, type SelectionAttempt } from "../runtime/registry.ts";
+import { engineChecks, type Check } from "./doctor-engines.ts";
 import { removeAllContainersSync } from "../sandbox/live-containers.ts";
-
-interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-  fix?: string;
-}
 
 /** Runs inside the sandbox and reports what it can see; parsed by verifyFlags. */
 export const PROBE_SCRIPT = String.raw`
@@ -72,29 +65,12 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   checks.push(...hostChecks());
 
   // Engines, in selection order, with the reason each one was skipped.
-  const attempts: SelectionAttempt[] = [];
-  const order = config.runtime ? [config.runtime] : AUTO_ORDER;
-  for (const name of order) {
-    try {
-      const adapter = await loadAdapter(name, { env: app.env });
-      const info = await adapter.probe();
-      attempts.push({ engine: name, ok: true });
-      const d = Object.entries(info.details).map(([k, v]) => `${k}=${v}`).join(", ");
-      checks.push({ name: `engine ${name}`, ok: true, detail: `${info.binary} ${info.version} (${d})` });
-      if (name === "podman") checks.push(...podmanHints(info.details));
-    } catch (err) {
-      attempts.push({ engine: name, ok: false, reason: renderError(err) });
-      checks.push({ name: `engine ${name}`, ok: false, detail: renderError(err), fix: err instanceof BridgeError ? err.hint : undefined });
-    }
-  }
-  const chosen = attempts.find((a) => a.ok);
-  if (!chosen) {
-    checks.push({ name: "selection", ok: false, detail: "no engine available", fix: "install podman (apt-get install podman runc) or docker, then run doctor again" });
-    return report(checks, opts.json);
-  }
-  checks.push({ name: "selection", ok: true, detail: `would use ${chosen.engine}${config.runtime ? " (MCP_BRIDGE_RUNTIME)" : ` (auto order: ${AUTO_ORDER.join(", ")})`}` });
+  const engines = await engineChecks({ runtime: config.runtime, adapter: config.adapter }, { env: app.env, log: app.log });
+  checks.push(...engines.checks);
+  if (!engines.chosen) return report(checks, opts.json);
+  const { adapter, info } = engines.chosen;
+  if (adapter.name === "podman") checks.push(...podmanHints(info.details));
 
-  const adapter = await loadAdapter(chosen.engine, { env: app.env });
   const hasImage = await adapter.imageExists(config.image);
   checks.push({ name: "image", ok: hasImage, detail: `${config.image} ${hasImage ? "present" : "missing"}`, fix: hasImage ? undefined : adapter.imageHint(config.image) });
   if (!hasImage) return report(checks, opts.json);
@@ -234,7 +210,7 @@ function report(checks: Check[], json?: boolean): number {
     process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
   } else {
     for (const c of checks) {
-      process.stdout.write(`${c.ok ? "ok  " : "FAIL"}  ${c.name}: ${c.detail}\n`);
+      process.stdout.write(`${c.skipped ? "skip" : c.ok ? "ok  " : "FAIL"}  ${c.name}: ${c.detail}\n`);
       if (!c.ok && c.fix) process.stdout.write(`      fix: ${c.fix}\n`);
     }
     process.stdout.write(ok ? "\nAll checks passed.\n" : "\nSome checks failed: see the fixes above.\n");
