@@ -52,6 +52,32 @@ cli
     process.exit(status);
   });
 
+cli
+  .command("image <action> [file]", "Sandbox images: save FILE, load FILE (air-gapped machines), pull, build --offline")
+  .option("--engine <engine>", "podman or docker (default: MCP_BRIDGE_RUNTIME, then auto)")
+  .option("--image <image>", "Image to save or pull (default: MCP_BRIDGE_IMAGE)")
+  .option("--force", "save: overwrite FILE; build: rebuild the root filesystem")
+  .option("--offline", "build: the offline image from Debian packages (debootstrap; the only kind build makes)")
+  .option("--mirror <url>", "build: Debian mirror to debootstrap from")
+  .option("--tag <image>", "build: name of the image (default mcp-code-exec-sandbox:bookworm)")
+  .example("mcp-code-exec image save sandbox.tar   # then, on the air-gapped machine: mcp-code-exec image load sandbox.tar")
+  .action(async (action: string, file: string | undefined, opts: Record<string, string | boolean | undefined>) => {
+    const str = (v: unknown) => (v === undefined ? undefined : String(v));
+    const status = await (await import("./cli/image.ts")).image(action, file, {
+      engine: str(opts.engine), image: str(opts.image), force: opts.force === true, offline: opts.offline === true, mirror: str(opts.mirror), tag: str(opts.tag),
+    });
+    process.exit(status);
+  });
+
+cli
+  .command("config <what>", "config snippet --client claude-desktop|claude-code|cursor|vscode: the block to paste into a client")
+  .option("--client <client>", "claude-desktop, claude-code, cursor or vscode")
+  .option("--name <name>", "Server name in the client (default code-exec)")
+  .option("--json", "claude-code: the .mcp.json block instead of the `claude mcp add` command")
+  .action(async (what: string, opts: { client?: string; name?: string; json?: boolean }) => {
+    process.exit((await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json }));
+  });
+
 cli.help((sections) => {
   sections.push({
     title: "Environment",
