@@ -1,6 +1,6 @@
 /**
  * The bridge from source under Deno (the `deno` devDependency): `--version`, `exec` against the
- * offline image on every engine, and one run_python call over MCP stdio with the SDK client.
+ * offline image on every engine, `config snippet`, and run_python over MCP stdio with the SDK client.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -37,6 +37,14 @@ describe("under Deno", () => {
       expect(r.code).toBe(0);
     });
   }
+
+  test("config snippet names deno, its flags and the entry script", async () => {
+    const r = await deno(["config", "snippet", "--client", "vscode"]);
+    expect(r.code).toBe(0);
+    const entry = JSON.parse(r.stdout).servers["code-exec"];
+    expect(entry).toMatchObject({ type: "stdio", args: ["run", "-A", MAIN] });
+    expect(entry.command).toEndWith("deno");
+  });
 
   test("serves run_python over MCP stdio", async () => {
     const transport = new StdioClientTransport({ command: DENO, args: DENO_ARGS, env: bridgeEnv(), cwd: EMPTY_DIR, stderr: "pipe" });

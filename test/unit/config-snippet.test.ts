@@ -1,0 +1,36 @@
+/** renderSnippet: each client's own format, from a fixed launch command. */
+import { describe, expect, test } from "bun:test";
+import { CLIENTS, renderSnippet, shellQuote } from "../../src/cli/config-snippet.ts";
+
+const launch = { command: "/opt/My Tools/mcp-code-exec", args: [] };
+const env = { MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:bookworm" };
+
+describe("config snippet formats", () => {
+  test("claude-desktop and cursor: mcpServers with command and env", () => {
+    for (const client of ["claude-desktop", "cursor"] as const) {
+      const { text } = renderSnippet({ client, name: "code-exec", launch, env }, "/home/u", "linux");
+      expect(JSON.parse(text)).toEqual({ mcpServers: { "code-exec": { command: "/opt/My Tools/mcp-code-exec", env } } });
+    }
+    expect(renderSnippet({ client: "claude-desktop", name: "x", launch, env: {} }, "/Users/u", "darwin").where).toContain(
+      "/Users/u/Library/Application Support/Claude/claude_desktop_config.json",
+    );
+  });
+
+  test("vscode: servers with type stdio; args only when there are some", () => {
+    const { text } = renderSnippet({ client: "vscode", name: "py", launch: { command: "/usr/bin/deno", args: ["run", "-A", "/src/main.ts"] }, env: {} });
+    expect(JSON.parse(text)).toEqual({ servers: { py: { type: "stdio", command: "/usr/bin/deno", args: ["run", "-A", "/src/main.ts"] } } });
+  });
+
+  test("claude-code: a shell-quoted claude mcp add line, or the .mcp.json block with --json", () => {
+    const line = renderSnippet({ client: "claude-code", name: "code-exec", launch, env }).text;
+    expect(line).toBe("claude mcp add code-exec -e MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm -- '/opt/My Tools/mcp-code-exec'");
+    const block = renderSnippet({ client: "claude-code", name: "code-exec", launch, env, json: true }).text;
+    expect(JSON.parse(block)).toEqual({ mcpServers: { "code-exec": { type: "stdio", command: "/opt/My Tools/mcp-code-exec", env } } });
+  });
+
+  test("shell quoting survives spaces and single quotes", () => {
+    expect(shellQuote("/usr/bin/x")).toBe("/usr/bin/x");
+    expect(shellQuote("it's here")).toBe(`'it'\\''s here'`);
+    expect(CLIENTS).toEqual(["claude-desktop", "claude-code", "cursor", "vscode"]);
+  });
+});
