@@ -9,6 +9,8 @@ export function hardeningFlags(spec: ContainerSpec): string[] {
     "--name", spec.name,
     "--rm",
     "-i",
+    // A real init as pid 1 reaps orphaned zombies, which would otherwise hold pids-limit slots forever.
+    "--init",
     "--pull", "never",
     "--network", "none",
     "--read-only",

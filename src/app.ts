@@ -6,6 +6,7 @@ import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { loadPolicy, RunSlots, type Policy } from "./policy.ts";
 import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
+import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
@@ -31,7 +32,8 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const config = loadConfig(processEnv, home);
   const log = createLogger(config.logLevel);
   const env = engineEnv(processEnv);
-  const engine = lazyEngine(config.runtime, { env });
+  // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
+  const engine = lazyEngine(config.adapter ?? config.runtime, { env, log });
   const policy = loadPolicy(processEnv, home);
   const slots = new RunSlots(policy.maxConcurrentRuns);
   let pool: UpstreamPool | undefined;
@@ -70,7 +72,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         policy,
         slots,
         discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
-        seccompProfile: () => seccompProfilePath(config.stateDir),
+        seccompProfile: () => seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) }),
         ...extra,
       }),
     close: async () => {

@@ -1,0 +1,142 @@
+/**
+ * The attack suite, against every engine configuration we support here: podman, docker, and gVisor
+ * (runsc) under both. Each attack's outcome is asserted from inside (its verdict) and from outside:
+ * the bridge answers the next call, the canary files are unchanged, nothing of the sandbox outlives it.
+ * A deliberately weakened sandbox must FAIL the same checks, so a suite that passes by accident is caught.
+ * With MCP_TEST_WRITE_SECURITY_TABLE=1 the results table in docs/SECURITY.md is regenerated.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startBridge, type BridgeHandle, type RunResult } from "../support/bridge.ts";
+import { listOurContainers, waitFor } from "../support/engines.ts";
+import { ENGINES, ROOT } from "../support/env.ts";
+import { ATTACKS, fill, type Attack } from "./attacks.ts";
+import { runWeakened } from "./weakened.ts";
+
+const GVISOR = (process.env.MCP_TEST_GVISOR ?? "1") !== "0";
+const CONFIGS = ENGINES.flatMap((engine) => [
+  { name: engine, engine, env: {} as Record<string, string> },
+  ...(GVISOR ? [{ name: `${engine}+gVisor`, engine, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } }] : []),
+]);
+const RESULTS = new Map<string, Map<string, string>>(); // attack id -> config -> cell
+
+export interface Outcome {
+  contained: boolean;
+  detail: string;
+}
+
+/** Judge one run: the verdict from inside, or how the bridge ended it. */
+export function judge(attack: Attack, r: { value?: string; error?: { type: string; message: string }; stdoutDropped?: number; stdoutLength?: number; sessionReset?: string; timedOut?: boolean }, cap: number): Outcome {
+  if (attack.id === "stdout-flood" || attack.id === "huge-line") {
+    const ok = (r.stdoutDropped ?? 0) > 10 * 1024 * 1024 && (r.stdoutLength ?? 0) <= cap;
+    return { contained: ok, detail: `${r.stdoutLength} bytes kept, ${r.stdoutDropped} dropped` };
+  }
+  const m = r.value ? /^\{'contained': (True|False), 'detail': (.*)\}$/s.exec(r.value) : null;
+  if (m) return { contained: m[1] === "True", detail: m[2]!.slice(1, -1) };
+  if (r.error && (r.timedOut || r.sessionReset || r.error.type === "MemoryError")) {
+    return { contained: true, detail: r.timedOut ? `timed out; ${r.sessionReset ? "sandbox killed, session reset" : "interrupted, session kept"}` : `${r.error.type}: ${r.error.message.slice(0, 120)}` };
+  }
+  return { contained: false, detail: `unexpected: ${r.error ? `${r.error.type}: ${r.error.message}` : r.value}` };
+}
+
+function fromBridge(res: RunResult) {
+  const s = res.structured;
+  return {
+    value: s.value as string | undefined,
+    error: s.error as { type: string; message: string } | undefined,
+    stdoutDropped: s.stdout_dropped_bytes as number | undefined,
+    stdoutLength: typeof s.stdout === "string" ? Buffer.byteLength(s.stdout) : 0,
+    sessionReset: s.session_reset as string | undefined,
+    timedOut: s.timed_out as boolean | undefined,
+  };
+}
+
+const hashOf = (p: string) => createHash("sha256").update(readFileSync(p)).digest("hex");
+const pgrep = (pattern: string) => Bun.spawnSync(["pgrep", "-f", pattern]).stdout.toString().trim();
+
+describe.each(CONFIGS)("attacks on $name", ({ name, engine, env }) => {
+  const canary = `canary-${Math.random().toString(36).slice(2)}`;
+  const home = mkdtempSync(join(tmpdir(), "mcx-sec-"));
+  const canaryFiles = [join(home, ".ssh", "id_ed25519"), join(home, ".config", "mcp", "servers", "secrets.json")];
+  let bridge: BridgeHandle;
+  let hashes: string[];
+
+  beforeAll(async () => {
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(canaryFiles[0]!, `-----BEGIN OPENSSH PRIVATE KEY-----\n${canary}\n`);
+    mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
+    writeFileSync(canaryFiles[1]!, JSON.stringify({ mcpServers: { flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")], env: { API_KEY: canary } } } }));
+    hashes = canaryFiles.map(hashOf);
+    bridge = await startBridge({ ...env, HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_TEST_SECRET: canary, AWS_SECRET_ACCESS_KEY: canary }, { cwd: home });
+  }, 60_000);
+
+  afterAll(async () => {
+    await bridge?.close();
+  });
+
+  for (const attack of ATTACKS) {
+    test(`${attack.family}: ${attack.id} — ${attack.title}`, async () => {
+      const code = fill(attack.code, { canary, hostHome: home, bridgePid: bridge.pid });
+      const res = await bridge.run(code, { timeout: attack.timeout ?? 15, servers: attack.servers });
+      let outcome = judge(attack, fromBridge(res), 64 * 1024);
+      if (attack.id === "cpu-spin" && !outcome.contained && env.MCP_BRIDGE_OCI_RUNTIME) {
+        // Inside gVisor the guest's clock and accounting do not show the host's CPU throttling; the
+        // limit is the host cgroup's, so check that from the host.
+        const [c] = (await listOurContainers(engine)).filter((x) => x.owner.endsWith(`:${bridge.pid}`));
+        const nano = Bun.spawnSync([engine, "inspect", "--format", "{{.HostConfig.NanoCpus}}", c!.name]).stdout.toString().trim();
+        outcome = { contained: nano === "1000000000", detail: `guest sees ${outcome.detail}; host cgroup limit ${Number(nano) / 1e9} CPU (engine inspect)` };
+      }
+      const cell = `${outcome.contained ? "contained" : "**NOT CONTAINED**"}: ${outcome.detail}`;
+      if (!RESULTS.has(attack.id)) RESULTS.set(attack.id, new Map());
+      RESULTS.get(attack.id)!.set(name, cell);
+      expect(outcome.contained ? "contained" : `NOT CONTAINED: ${outcome.detail}`).toBe("contained");
+      if (!attack.mayReset && !attack.timeout) expect(res.structured.session_reset).toBeUndefined();
+      // From outside: the bridge answers, and the session works (fresh if the attack cost it).
+      const alive = await bridge.run("'alive'");
+      expect(alive.structured.value).toBe("'alive'");
+      if (attack.control) {
+        const control = await bridge.run(fill(attack.control, { canary, hostHome: home, bridgePid: bridge.pid }), { timeout: 30 });
+        expect(control.structured.value).toStartWith("{'contained': True");
+      }
+    });
+  }
+
+  test("from the host: canaries unchanged, nothing of the sandbox outlives the bridge", async () => {
+    expect(canaryFiles.map(hashOf)).toEqual(hashes);
+    const pid = bridge.pid;
+    await bridge.close();
+    expect(await waitFor(async () => !(await listOurContainers(engine)).some((c) => c.owner.endsWith(`:${pid}`)), 30_000)).toBe(true);
+    expect(await waitFor(async () => pgrep("sleep 31337") === "", 15_000)).toBe(true);
+  });
+});
+
+describe("a deliberately weakened sandbox fails the suite", () => {
+  test("root, capabilities, writable root, no seccomp, no no-new-privileges: the checks catch it", async () => {
+    const engine = ENGINES[0]!;
+    const failed = await runWeakened(engine, ATTACKS.filter((a) => !a.bridgeOnly && a.family !== "resources"), judge);
+    // Each of these must be reported NOT contained; if any passes, the check is not checking.
+    console.log(`weakened sandbox: NOT contained: ${failed.join(", ")}`);
+    expect(failed).toEqual(expect.arrayContaining(["raw-socket", "write-system-dirs", "proc-sys-writes", "setuid-binaries", "capabilities", "mount-remount", "user-namespaces", "dangerous-syscalls"]));
+  });
+});
+
+afterAll(() => {
+  const configs = CONFIGS.map((c) => c.name);
+  const lines = [
+    `| attack | family | ${configs.join(" | ")} |`,
+    `| --- | --- | ${configs.map(() => "---").join(" | ")} |`,
+    ...ATTACKS.map((a) => `| ${a.id}: ${a.title} | ${a.family} | ${configs.map((c) => (RESULTS.get(a.id)?.get(c) ?? "not run").replaceAll("|", "\\|").replaceAll("\n", " ")).join(" | ")} |`),
+  ];
+  const table = lines.join("\n");
+  if (process.env.MCP_TEST_WRITE_SECURITY_TABLE === "1") {
+    const doc = join(ROOT, "docs", "SECURITY.md");
+    const text = readFileSync(doc, "utf8");
+    const start = "<!-- attack-table:start -->";
+    const end = "<!-- attack-table:end -->";
+    const stamp = `Generated by \`MCP_TEST_WRITE_SECURITY_TABLE=1 bun test test/security\` on ${new Date().toISOString().slice(0, 10)}.`;
+    writeFileSync(doc, `${text.slice(0, text.indexOf(start) + start.length)}\n${stamp}\n\n${table}\n${text.slice(text.indexOf(end))}`);
+  }
+});
