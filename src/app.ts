@@ -4,6 +4,7 @@ import { loadConfig, type Config } from "./config/env.ts";
 import { discoverServers, type Discovery } from "./config/servers.ts";
 import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { Metrics } from "./metrics.ts";
 import { loadPolicy, RunSlots, type Policy } from "./policy.ts";
 import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
 import { isGvisor } from "../adapters/oci-flags.ts";
@@ -18,6 +19,7 @@ export const VERSION: string = pkg.version;
 export interface App {
   config: Config;
   policy: Policy;
+  metrics: Metrics;
   log: Logger;
   env: Record<string, string>;
   engine: () => Promise<Selected>;
@@ -30,7 +32,8 @@ export interface App {
 export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd()): App {
   const home = processEnv.HOME || homedir();
   const config = loadConfig(processEnv, home);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, config.logFormat);
+  const metrics = new Metrics();
   const env = engineEnv(processEnv);
   // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
   const engine = lazyEngine(config.adapter ?? config.runtime, { env, log });
@@ -45,11 +48,14 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
       version: VERSION,
       connectTimeoutMs: config.upstreamStartTimeoutSec * 1000,
     });
+    const p = pool;
+    metrics.upstreamRestarts = () => p.restarts();
     return pool;
   };
   return {
     config,
     policy,
+    metrics,
     log,
     env,
     engine,
@@ -68,7 +74,10 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
             toolTimeoutMs: config.toolTimeoutSec * 1000,
             policy,
             countToolCall: () => session.countToolCall(),
+            metrics,
+            log: () => session.runLog,
           }),
+        metrics,
         policy,
         slots,
         discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),

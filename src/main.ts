@@ -78,6 +78,13 @@ cli
     process.exit((await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json }));
   });
 
+cli
+  .command("stats", "Counters of the bridges running for this user: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency")
+  .option("--json", "Machine-readable")
+  .action(async (opts: { json?: boolean }) => {
+    process.exit(await (await import("./cli/stats.ts")).stats(opts));
+  });
+
 cli.help((sections) => {
   sections.push({
     title: "Environment",

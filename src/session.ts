@@ -8,6 +8,7 @@ import type { Config } from "./config/env.ts";
 import { BridgeError } from "./errors.ts";
 import type { ChildProcess, SpawnOptions } from "./host/process.ts";
 import type { Logger } from "./log.ts";
+import type { Metrics } from "./metrics.ts";
 import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "./policy.ts";
 import type { Selected } from "./runtime/registry.ts";
 import { containerCommand } from "./sandbox/bootstrap.ts";
@@ -68,6 +69,7 @@ export interface SessionDeps {
   policy?: Policy;
   /** Shared by every session of the bridge: runs executing at once. */
   slots?: RunSlots;
+  metrics?: Metrics;
   /** Seccomp profile file for the engine (written on first use). */
   seccompProfile?: () => string;
 }
@@ -87,11 +89,15 @@ export class Session {
   #loaded = new Set<string>();
   #currentRun: number | undefined;
   #toolCalls = 0;
+  #runCounter = 0;
+  /** Logger of the run in progress: every line carries its request id. */
+  runLog: Logger;
   #rpc: ((frame: RpcFrame) => Promise<unknown>) | undefined;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
     this.id = `${process.pid}-${++sessionCounter}`;
+    this.runLog = deps.log;
     this.#rpc = deps.rpcFor?.(this);
   }
 
@@ -135,17 +141,43 @@ export class Session {
   }
 
   async #run(req: RunRequest): Promise<RunOutcome> {
-    const refusal = this.#refuse(req);
-    if (refusal) return refusal;
-    const release = this.#deps.slots?.tryAcquire();
-    if (this.#deps.slots && !release) {
-      const p = this.#deps.policy;
-      return refused(new PolicyRefusal(`max_concurrent_runs = ${this.#deps.slots.max} runs are already executing (${p?.sources.maxConcurrentRuns ?? "default"}); try again when one finishes`), this.#deps.config.outputCap);
-    }
+    const metrics = this.#deps.metrics;
+    const request = `run-${this.id}-${++this.#runCounter}`;
+    this.runLog = this.#deps.log.child({ request });
+    const t0 = performance.now();
+    let outcome: RunOutcome | undefined;
     try {
-      return await this.#execute(req);
+      outcome = this.#refuse(req);
+      if (!outcome) {
+        const release = this.#deps.slots?.tryAcquire();
+        if (this.#deps.slots && !release) {
+          const p = this.#deps.policy;
+          outcome = refused(new PolicyRefusal(`max_concurrent_runs = ${this.#deps.slots.max} runs are already executing (${p?.sources.maxConcurrentRuns ?? "default"}); try again when one finishes`), this.#deps.config.outputCap);
+        } else {
+          try {
+            outcome = await this.#execute(req);
+          } finally {
+            release?.();
+          }
+        }
+      }
+      return outcome;
     } finally {
-      release?.();
+      if (metrics) {
+        metrics.runs++;
+        if (!outcome || outcome.error) metrics.runErrors++;
+        if (outcome?.timedOut) metrics.timeouts++;
+        if (outcome?.cancelled) metrics.cancellations++;
+        if (outcome?.sessionReset) metrics.sessionResets++;
+        if (outcome?.error?.type === "PolicyRefusal") metrics.policyRefusals++;
+        metrics.touch();
+      }
+      this.runLog.info("run finished", {
+        ms: Math.round(performance.now() - t0),
+        error: outcome?.error?.type ?? (outcome ? undefined : "bridge error"),
+        timed_out: outcome?.timedOut,
+        session_reset: outcome?.sessionReset ? true : undefined,
+      });
     }
   }
 
@@ -284,6 +316,7 @@ export class Session {
       startTimeoutMs: START_TIMEOUT_MS,
       onRpc: (frame) => this.#onRpc(frame),
     });
+    if (this.#deps.metrics) this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
     this.#box = box;
     void box.exited.then((exit) => {

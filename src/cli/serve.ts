@@ -11,7 +11,8 @@ export async function serve(): Promise<void> {
   const app = createApp();
   const { config, log } = app;
   const session = app.newSession();
-  const server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool });
+  const server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool, metrics: app.metrics });
+  const stopStats = app.metrics.persist(config.stateDir);
 
   let shuttingDown = false;
   const shutdown = async (why: string, code = 0) => {
@@ -23,10 +24,14 @@ export async function serve(): Promise<void> {
     await session.close().catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
+    stopStats();
     await server.close().catch(() => {});
     process.exit(code);
   };
-  process.on("exit", removeAllContainersSync);
+  process.on("exit", () => {
+    removeAllContainersSync();
+    stopStats();
+  });
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
   process.on("uncaughtException", (err) => {
     log.error("uncaught exception", { error: String(err?.stack ?? err) });

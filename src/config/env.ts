@@ -125,6 +125,7 @@ export const ENV_SCHEMA = {
     .transform((v) => (v === "WARN" ? "WARNING" : v))
     .pipe(z.enum(LOG_LEVELS))
     .describe("Log level on stderr: DEBUG, INFO, WARNING, ERROR"),
+  MCP_BRIDGE_LOG_FORMAT: z.string().trim().toLowerCase().pipe(z.enum(["text", "json"])).describe("Log lines on stderr: text or json"),
   MCP_BRIDGE_OCI_RUNTIME: z
     .string()
     .trim()
@@ -175,6 +176,7 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_OUTPUT_MODE: "compact",
   MCP_BRIDGE_OUTPUT_CAP: "64k",
   MCP_BRIDGE_LOG_LEVEL: "INFO",
+  MCP_BRIDGE_LOG_FORMAT: "text",
   MCP_BRIDGE_PREWARM: "1",
   MCP_BRIDGE_TMPFS_SIZE: "64m",
   MCP_BRIDGE_TOOL_TIMEOUT: "60",
@@ -202,6 +204,7 @@ export interface Config {
   outputMode: (typeof OUTPUT_MODES)[number];
   outputCap: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  logFormat: "text" | "json";
   ociRuntime: string | undefined;
   prewarm: boolean;
   tmpfsSize: string;
@@ -255,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     outputMode: values.MCP_BRIDGE_OUTPUT_MODE as Config["outputMode"],
     outputCap: values.MCP_BRIDGE_OUTPUT_CAP as number,
     logLevel: values.MCP_BRIDGE_LOG_LEVEL as Config["logLevel"],
+    logFormat: values.MCP_BRIDGE_LOG_FORMAT as Config["logFormat"],
     ociRuntime: values.MCP_BRIDGE_OCI_RUNTIME as string | undefined,
     prewarm: values.MCP_BRIDGE_PREWARM as boolean,
     tmpfsSize: values.MCP_BRIDGE_TMPFS_SIZE as string,

@@ -87,7 +87,17 @@ export class Sandbox {
     const [command, ...args] = argv;
     deps.log.debug("starting sandbox", { engine: deps.adapter.name, name: deps.spec.name });
     rememberContainer(deps.adapter, deps.spec.name);
-    const child = deps.spawn(command!, args, { env: deps.engineEnv });
+    let child: ChildProcess;
+    try {
+      child = deps.spawn(command!, args, { env: deps.engineEnv });
+    } catch (err) {
+      forgetContainer(deps.adapter, deps.spec.name);
+      throw new BridgeError("ENGINE_FAILED", `could not run ${command}: ${(err as Error).message}`, {
+        source: deps.adapter.name,
+        hint: "is the engine still installed? run `mcp-code-exec doctor`",
+        cause: err,
+      });
+    }
     const box = new Sandbox(deps, child);
     try {
       child.write(bootstrapPayload());

@@ -9,6 +9,7 @@ import type { Config } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { attachments, type Renderer } from "../render/render.ts";
+import type { Metrics } from "../metrics.ts";
 import type { Session } from "../session.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
@@ -24,6 +25,7 @@ export const RUN_PYTHON_DESCRIPTION =
   "Failed calls raise McpToolError. Loop, retry and filter in code; print only what matters.";
 
 export const CAPABILITIES_URI = "resource://mcp-code-exec/capabilities";
+export const STATS_URI = "resource://mcp-code-exec/stats";
 
 const CHECKLIST = [
   "Checklist:",
@@ -40,6 +42,7 @@ export interface BridgeServerDeps {
   log: Logger;
   version: string;
   pool: () => UpstreamPool;
+  metrics?: Metrics;
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): McpServer {
@@ -91,6 +94,15 @@ export function createBridgeServer(deps: BridgeServerDeps): McpServer {
     { description: "What run_python's sandbox offers: helpers, configured servers, a checklist", mimeType: "text/plain" },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }] }),
   );
+  if (deps.metrics) {
+    const metrics = deps.metrics;
+    server.registerResource(
+      "stats",
+      STATS_URI,
+      { description: "Counters of this bridge: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency", mimeType: "application/json" },
+      async (uri) => ({ contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(metrics.snapshot(), null, 2) }] }),
+    );
+  }
   return server;
 }
 

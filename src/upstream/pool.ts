@@ -101,6 +101,13 @@ export class UpstreamPool {
     return { index: this.#index, errors };
   }
 
+  /** Restarts after crashes, summed over every server. */
+  restarts(): number {
+    let n = 0;
+    for (const s of this.#servers.values()) n += s.restarts;
+    return n;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#servers.values()].map((s) => s.close()));
   }

@@ -7,7 +7,9 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
-import { toolRefusal, type Policy } from "../policy.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import { PolicyRefusal, toolRefusal, type Policy } from "../policy.ts";
 import type { UpstreamPool } from "./pool.ts";
 import { UpstreamError } from "./upstream-server.ts";
 
@@ -36,6 +38,9 @@ export interface SandboxRpcContext {
   policy?: Policy;
   /** Counts a tool call against the run's budget; throws PolicyRefusal past it. */
   countToolCall?: () => void;
+  metrics?: Metrics;
+  /** The current run's logger (carries its request id). */
+  log?: () => Logger;
   /** Servers loaded for this session (run_python's `servers`). */
   loaded: () => ReadonlySet<string>;
   toolTimeoutMs: number;
@@ -43,6 +48,7 @@ export interface SandboxRpcContext {
 
 export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => Promise<unknown> {
   const { pool } = ctx;
+  let callCounter = 0;
 
   const needServer = (server: string) => {
     const entry = pool.entry(server);
@@ -109,14 +115,28 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
       });
     },
     async "tools.call"({ server, tool, args }) {
-      needServer(server);
-      const refusal = ctx.policy && toolRefusal(ctx.policy, server, tool);
-      if (refusal) throw refusal;
-      if (!ctx.loaded().has(server)) throw notLoaded(server);
-      ctx.countToolCall?.();
-      await needTool(server, tool);
-      const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs);
-      return result;
+      const callId = `call-${++callCounter}`;
+      const log = ctx.log?.().child({ call: callId, server, tool });
+      const t0 = performance.now();
+      try {
+        needServer(server);
+        const refusal = ctx.policy && toolRefusal(ctx.policy, server, tool);
+        if (refusal) throw refusal;
+        if (!ctx.loaded().has(server)) throw notLoaded(server);
+        ctx.countToolCall?.();
+        await needTool(server, tool);
+        const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs);
+        const ms = performance.now() - t0;
+        ctx.metrics?.recordProxiedCall(ms, result.isError !== true);
+        log?.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });
+        return result;
+      } catch (err) {
+        const ms = performance.now() - t0;
+        if (err instanceof PolicyRefusal && ctx.metrics) ctx.metrics.policyRefusals++;
+        ctx.metrics?.recordProxiedCall(ms, false);
+        log?.info("proxied call failed", { ms: Math.round(ms), error: (err as Error).message });
+        throw err;
+      }
     },
     async capabilities() {
       return capabilitySummary(pool, ctx.loaded());

@@ -1,0 +1,176 @@
+/**
+ * Failing parts around the bridge: the engine binary disappears, the docker daemon dies, the container is
+ * killed from outside, upstream servers hang, lie or never start, clients hammer or vanish. Each ends in a
+ * clear error for the affected call only, a fresh session where state was lost, no orphaned container,
+ * and the next call working. Also: JSON logs with request ids, and the counters.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startBridge } from "../support/bridge.ts";
+import { listOurContainers, waitFor } from "../support/engines.ts";
+import { BINARY, bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
+
+const mine = async (engine: string, pid: number) => (await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${pid}`));
+
+function homeWithServers(servers: Record<string, unknown>): string {
+  const home = mkdtempSync(join(tmpdir(), "mcx-faults-"));
+  mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
+  writeFileSync(join(home, ".config", "mcp", "servers", "s.json"), JSON.stringify({ mcpServers: servers }));
+  return home;
+}
+
+describe.each(ENGINES)("engine faults on %s", (engine) => {
+  test("the engine binary disappears mid-session: a clear error, then it works again once restored", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "mcx-bin-"));
+    const real = Bun.which(engine)!;
+    symlinkSync(real, join(bin, engine));
+    // Only the symlink: /bin and /usr/bin hold the real engine too.
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, PATH: bin });
+    try {
+      await bridge.run("x = 1");
+      rmSync(join(bin, engine));
+      // Still served by the running container: the engine CLI is not needed for a warm call.
+      expect((await bridge.run("x")).structured.value).toBe("1");
+      for (const c of await mine(engine, bridge.pid)) Bun.spawnSync([real, "rm", "--force", c.name]);
+      await Bun.sleep(500);
+      const r = await bridge.run("x");
+      expect(r.isError).toBe(true);
+      expect(r.text).toMatch(new RegExp(`\\[${engine}\\] (could not run|${engine} not found)`));
+      symlinkSync(real, join(bin, engine));
+      const back = await bridge.run("'x' in globals()");
+      expect(back.structured.value).toBe("False");
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("the container is killed from outside during a run: that run says the session was reset", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    try {
+      await bridge.run("state = 'will be lost'");
+      const [c] = await mine(engine, bridge.pid);
+      setTimeout(() => Bun.spawnSync([engine, "kill", c!.name]), 700);
+      const r = await bridge.run("import time\ntime.sleep(20)", { timeout: 60 });
+      expect(r.isError).toBe(true);
+      expect(String(r.structured.session_reset)).toContain("the sandbox stopped during this run");
+      expect((await bridge.run("'state' in globals()")).structured.value).toBe("False");
+      expect((await mine(engine, bridge.pid)).length).toBe(1);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("the client disconnects mid-run: the bridge exits and removes its container", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    await bridge.run("1");
+    void bridge.run("import time\ntime.sleep(60)", { timeout: 120 }).catch(() => {});
+    await Bun.sleep(500);
+    await bridge.close();
+    expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 20_000)).toBe(true);
+    expect(await waitFor(async () => Bun.spawnSync(["kill", "-0", String(bridge.pid)]).exitCode !== 0, 20_000)).toBe(true);
+  });
+});
+
+describe.if(ENGINES.includes("docker"))("the docker daemon dies mid-session", () => {
+  test("a clear error while it is down, a fresh session once it is back", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: "docker" });
+    try {
+      await bridge.run("before = 1");
+      Bun.spawnSync(["pkill", "-TERM", "-x", "dockerd"]);
+      expect(await waitFor(async () => Bun.spawnSync(["docker", "info"], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0, 30_000)).toBe(true);
+      const down = await bridge.run("before");
+      expect(down.isError).toBe(true);
+      expect(down.text).toMatch(/sandbox stopped|not answering|docker/i);
+      // The old daemon must be fully gone before a new one can take its socket and pid file.
+      expect(await waitFor(async () => Bun.spawnSync(["pgrep", "-x", "dockerd"]).exitCode !== 0, 60_000)).toBe(true);
+      expect(Bun.spawnSync(["bash", join(ROOT, "scripts", "start-dockerd.sh")]).exitCode).toBe(0);
+      const back = await bridge.run("'before' in globals()");
+      expect(back.structured.value).toBe("False");
+    } finally {
+      await bridge.close();
+      Bun.spawnSync(["bash", join(ROOT, "scripts", "start-dockerd.sh")]);
+    }
+  });
+});
+
+describe("upstream faults", () => {
+  const engine = ENGINES[0]!;
+  const home = homeWithServers({
+    garbage: { command: "bun", args: [join(ROOT, "test", "fixtures", "garbage-server.ts")] },
+    mute: { command: "sleep", args: ["600"] },
+    flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")] },
+  });
+  const env = { HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_TOOL_TIMEOUT: "2", MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "2" };
+
+  test("a server that answers garbage, and one that never initializes, fail their calls only", async () => {
+    const bridge = await startBridge(env, { cwd: home });
+    try {
+      const lie = await bridge.run("from mcp import McpToolError\ntry:\n    await mcp_garbage.lie()\n    out = 'no error'\nexcept McpToolError as e:\n    out = str(e)\nout", { servers: ["garbage"] });
+      expect(String(lie.structured.value)).toContain("garbage.lie did not answer within 2s");
+      const mute = await bridge.run("from mcp import runtime\ntry:\n    runtime.list_tools_sync('mute')\n    out = 'listed'\nexcept Exception as e:\n    out = f'{type(e).__name__}: {e}'\nout", { servers: ["mute"] });
+      expect(String(mute.structured.value)).toContain("server mute did not start");
+      expect(String((await bridge.run("(await mcp_flaky.ping())['pong']", { servers: ["flaky"] })).structured.value)).toBe("True");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
+describe("many clients", () => {
+  test("two clients hammer two bridges at once; every call is answered", async () => {
+    const engine = ENGINES[0]!;
+    const [a, b] = await Promise.all([startBridge({ MCP_BRIDGE_RUNTIME: engine }), startBridge({ MCP_BRIDGE_RUNTIME: engine })]);
+    try {
+      const hammer = async (bridge: typeof a, tag: string) => {
+        const out: string[] = [];
+        for (let i = 0; i < 40; i++) out.push(String((await bridge.run(`'${tag}' + str(${i})`)).structured.value));
+        return out;
+      };
+      const [ra, rb] = await Promise.all([hammer(a, "a"), hammer(b, "b")]);
+      expect(ra).toEqual(Array.from({ length: 40 }, (_, i) => `'a${i}'`));
+      expect(rb).toEqual(Array.from({ length: 40 }, (_, i) => `'b${i}'`));
+      // Concurrent calls on one connection are queued, not lost.
+      const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => a.run(`${i} * 2`)));
+      expect(burst.map((r) => r.structured.value)).toEqual(Array.from({ length: 10 }, (_, i) => String(i * 2)));
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe("observability", () => {
+  test("JSON log lines carry a request id per run and per proxied call; counters are exposed", async () => {
+    const engine = ENGINES[0]!;
+    const home = homeWithServers({ flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")] } });
+    const state = join(home, "state");
+    const bridge = await startBridge({ HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: state, MCP_BRIDGE_LOG_FORMAT: "json", MCP_BRIDGE_LOG_LEVEL: "DEBUG" }, { cwd: home });
+    try {
+      await bridge.run("for _ in range(3):\n    await mcp_flaky.ping()", { servers: ["flaky"] });
+      await bridge.run("1/0");
+      await Bun.sleep(300);
+      const lines = bridge.stderr().trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const runs = lines.filter((l) => l.msg === "run finished");
+      expect(runs.length).toBe(2);
+      expect(runs[0]!.request).toMatch(/^run-\d+-\d+-1$/);
+      expect(runs[1]!.error).toBe("ZeroDivisionError");
+      const calls = lines.filter((l) => l.msg === "proxied call");
+      expect(calls.length).toBe(3);
+      expect(new Set(calls.map((c) => c.call)).size).toBe(3);
+      expect(calls.every((c) => c.request === runs[0]!.request && c.server === "flaky" && c.tool === "ping")).toBe(true);
+
+      const res = await bridge.client.readResource({ uri: "resource://mcp-code-exec/stats" });
+      const stats = JSON.parse((res.contents[0] as { text: string }).text) as Record<string, unknown>;
+      expect(stats).toMatchObject({ runs: 2, run_errors: 1, container_starts: 1, proxied_calls: 3, proxied_errors: 0 });
+      expect((stats.proxied_latency_ms as { p50: number }).p50).toBeGreaterThan(0);
+
+      await Bun.sleep(2500);
+      const proc = Bun.spawn([BINARY, "stats", "--json"], { env: bridgeEnv({ HOME: home, MCP_BRIDGE_STATE_DIR: state }), stdout: "pipe" });
+      const listed = JSON.parse(await new Response(proc.stdout).text()) as { bridges: Array<Record<string, unknown>> };
+      expect(listed.bridges.find((s) => s.pid === bridge.pid)).toMatchObject({ runs: 2, proxied_calls: 3 });
+    } finally {
+      await bridge.close();
+    }
+  });
+});
