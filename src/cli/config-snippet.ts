@@ -7,9 +7,12 @@ import { claudeDesktopConfigPath } from "../config/server-sources.ts";
 import { BridgeError } from "../errors.ts";
 import { selfLaunch, type Launch } from "../host/self.ts";
 
+/** The clients `config snippet --client` knows. */
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode"] as const;
+/** One of CLIENTS. */
 export type ClientName = (typeof CLIENTS)[number];
 
+/** What renderSnippet needs: the client, the server's name, how to launch it and its environment. */
 export interface SnippetInput {
   client: ClientName;
   /** The server's name in the client's config. */

@@ -6,6 +6,7 @@
 import { BUN_PROCESS } from "./bun-process.ts";
 import { DENO_PROCESS } from "./deno-process.ts";
 
+/** How to start a child process. */
 export interface SpawnOptions {
   /** The complete environment of the child: nothing is inherited. */
   env: Record<string, string>;
@@ -24,6 +25,7 @@ export interface ChildProcess {
   kill(signal?: NodeJS.Signals | number): void;
 }
 
+/** What a finished command printed and how it ended. */
 export interface CommandResult {
   command: string;
   args: string[];
