@@ -8,22 +8,22 @@ class McpCodeExec < Formula
   on_macos do
     on_arm do
       url "https://github.com/mcp-code-exec/mcp-code-exec/releases/download/v0.1.0/mcp-code-exec-darwin-arm64"
-      sha256 "60e646a8223f5ea7fd13b1634eb23e6a6e934287a3317c8d3750922907507e98"
+      sha256 "c5bed1ee2ca9d30f48ddd667479da00016b54c4ac61235173d6ef874f76fe3ce"
     end
     on_intel do
       url "https://github.com/mcp-code-exec/mcp-code-exec/releases/download/v0.1.0/mcp-code-exec-darwin-x64"
-      sha256 "f0f4e4e80374793b148a895de9a44d46fbacf5f724f185b9622249bc73dfaaeb"
+      sha256 "c241d09259e918c78d36b22e8150ed842dbc9f266f3e3600f7b1cb73ef52a61c"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/mcp-code-exec/mcp-code-exec/releases/download/v0.1.0/mcp-code-exec-linux-arm64"
-      sha256 "b5aaa30ef8e35c746e538f0cbb58f7397453c87c911e72e744af275b4c2e33a6"
+      sha256 "bd3125959c291f55924d522610f60a3c2775015c2ce59dbb81397ccb2643eb0e"
     end
     on_intel do
       url "https://github.com/mcp-code-exec/mcp-code-exec/releases/download/v0.1.0/mcp-code-exec-linux-x64"
-      sha256 "e03ad716c36a560df52a527b68d8fa216b90a172e776718142952c18dffc2004"
+      sha256 "c394f7d0b5d85e2ee40fd16cc74ed195094fd5df490a9e64c01b32203e1650ab"
     end
   end
 
