@@ -78,7 +78,8 @@ describe.if(ENGINES.includes("docker"))("the docker daemon dies mid-session", ()
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: "docker" });
     try {
       await bridge.run("before = 1");
-      Bun.spawnSync(["pkill", "-TERM", "-x", "dockerd"]);
+      // A crash, not a clean stop: a clean stop waits for every container of every user.
+      Bun.spawnSync(["pkill", "-KILL", "-x", "dockerd"]);
       expect(await waitFor(async () => Bun.spawnSync(["docker", "info"], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0, 30_000)).toBe(true);
       const down = await bridge.run("before");
       expect(down.isError).toBe(true);
