@@ -195,19 +195,21 @@ def _collect_files():
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if stat.S_ISLNK(st.st_mode):
-            _run["notes"].append("%s is a symlink: not followed, not returned" % entry.name)
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            continue
         key = (st.st_size, st.st_mtime_ns)
         if _sent_files.get(entry.name) == key:
+            continue  # returned (or reported) already, unchanged since
+        if stat.S_ISLNK(st.st_mode):
+            _run["notes"].append("%s is a symlink: not followed, not returned" % entry.name)
+            _sent_files[entry.name] = key
+            continue
+        if not stat.S_ISREG(st.st_mode):
             continue
         if len(files) >= max_files:
             _run["notes"].append("%s not returned: at most %d files per run" % (entry.name, max_files))
             continue
         if st.st_size > per_file or total + st.st_size > total_cap:
             _run["notes"].append("%s not returned: %d KiB is over the file cap (%d KiB each, %d KiB per run)" % (entry.name, st.st_size // 1024, per_file // 1024, total_cap // 1024))
+            _sent_files[entry.name] = key
             continue
         try:
             fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))

@@ -47,11 +47,20 @@ def send(frame):
     data = (json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode(
         "utf-8", "replace"
     )
-    with _send_lock:
-        view = memoryview(data)
-        while view:
-            n = os.write(PROTO_OUT, view)
-            view = view[n:]
+    # An interrupt raised in the middle of the write loop would leave half a frame on the channel, and
+    # the host would reject the next one glued to it: on the main thread, SIGINT waits for the frame.
+    on_main = threading.get_ident() == MAIN_THREAD
+    if on_main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with _send_lock:
+            view = memoryview(data)
+            while view:
+                n = os.write(PROTO_OUT, view)
+                view = view[n:]
+    finally:
+        if on_main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def diag(msg):
@@ -269,12 +278,15 @@ def _resolve_rpc(frame):
 # Runs: the main thread executes cells; the reader thread queues them and delivers interrupts.
 
 RUNS = queue.Queue()
-CURRENT = {"id": None, "interrupted": False}
+CURRENT = {"id": None, "interrupted": False, "last": 0}  # last: highest run id started
+EARLY_INTERRUPTS = set()  # runs interrupted before they started
+_interrupt_lock = threading.Lock()
 MAIN_THREAD = threading.main_thread().ident
 
 
 def reader():
-    buf = b""
+    buf = bytearray()
+    scanned = 0  # bytes of buf already known to hold no newline: large frames stay linear
     while True:
         try:
             chunk = os.read(PROTO_IN, 1 << 16)
@@ -287,10 +299,13 @@ def reader():
             os._exit(0)
         buf += chunk
         while True:
-            nl = buf.find(b"\n")
+            nl = buf.find(b"\n", scanned)
             if nl < 0:
+                scanned = len(buf)
                 break
-            line, buf = buf[:nl], buf[nl + 1:]
+            line = bytes(buf[:nl])
+            del buf[: nl + 1]
+            scanned = 0
             try:
                 frame = json.loads(line)
             except ValueError:
@@ -304,9 +319,13 @@ def handle_host_frame(frame):
     if kind == "exec":
         RUNS.put(frame)
     elif kind == "interrupt":
-        if CURRENT["id"] is not None and frame.get("id") == CURRENT["id"]:
-            CURRENT["interrupted"] = True
-            signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+        with _interrupt_lock:
+            if CURRENT["id"] is not None and frame.get("id") == CURRENT["id"]:
+                CURRENT["interrupted"] = True
+                signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+            elif isinstance(frame.get("id"), int) and frame["id"] > CURRENT["last"] and len(EARLY_INTERRUPTS) < 1000:
+                # The run has not started yet (still queued here): it must not start at all.
+                EARLY_INTERRUPTS.add(frame["id"])
     elif kind == "rpc_result":
         _resolve_rpc(frame)
     elif kind == "shutdown":
@@ -434,8 +453,15 @@ def run_one(frame):
     run_id = frame.get("id")
     code = frame.get("code")
     cap = frame.get("output_cap", 64 * 1024)
-    CURRENT["id"] = run_id
-    CURRENT["interrupted"] = False
+    with _interrupt_lock:
+        if run_id in EARLY_INTERRUPTS:
+            EARLY_INTERRUPTS.discard(run_id)
+            send({"t": "result", "id": run_id, "interrupted": True, "error": {"type": "KeyboardInterrupt", "message": "interrupted before it started", "traceback": ""}})
+            return
+        CURRENT["id"] = run_id
+        CURRENT["interrupted"] = False
+        if isinstance(run_id, int):
+            CURRENT["last"] = max(CURRENT["last"], run_id)
     stream_to = run_id if frame.get("stream") is True else None
     for c in CAPTURES.values():
         c.start_run(cap, stream_to)
@@ -461,7 +487,7 @@ def run_one(frame):
         for hook in RESULT_HOOKS:
             try:
                 hook(out)
-            except Exception as exc:
+            except BaseException as exc:  # an interrupt while a figure renders must not lose the run's output
                 diag("result hook failed: %r" % (exc,))
     finally:
         CURRENT["id"] = None

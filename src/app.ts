@@ -76,6 +76,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
             countToolCall: () => session.countToolCall(),
             metrics,
             log: () => session.runLog,
+            signal: () => session.runSignal,
           }),
         metrics,
         policy,

@@ -19,6 +19,13 @@ import { Sandbox } from "./sandbox/sandbox.ts";
 export const OWNER_LABEL = "io.mcp-code-exec.owner";
 export const MARK_LABEL = "io.mcp-code-exec";
 const INTERRUPT_GRACE_MS = 2_000;
+/** The sandbox's own cap for a trailing value or a traceback; enforced again on the host. */
+const MAX_VALUE_BYTES = 64 * 1024;
+const MAX_IMAGES = 8;
+/** Requests outside a run before the sandbox is stopped as flooding. */
+const MAX_STRAY_RPCS = 1_000;
+/** Requests per run beyond the tool-call budget (discovery, docs, search). */
+const MAX_DISCOVERY_RPCS = 10_000;
 const START_TIMEOUT_MS = 60_000;
 
 export interface RunRequest {
@@ -89,6 +96,11 @@ export class Session {
   #loaded = new Set<string>();
   #currentRun: number | undefined;
   #toolCalls = 0;
+  #runRpcs = 0;
+  #strayRpcs = 0;
+  #runAbort = new AbortController();
+  /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
+  #boxUsed = false;
   #runCounter = 0;
   /** Logger of the run in progress: every line carries its request id. */
   runLog: Logger;
@@ -110,6 +122,11 @@ export class Session {
     }
   }
 
+  /** Aborted when the current run ends: proxied calls still in flight are cancelled with it. */
+  get runSignal(): AbortSignal {
+    return this.#runAbort.signal;
+  }
+
   /** Servers loaded in this session; they stay loaded until reset. */
   get loadedServers(): ReadonlySet<string> {
     return this.#loaded;
@@ -118,7 +135,9 @@ export class Session {
   /** Start the sandbox in the background so the first call does not pay for it. */
   warm(): void {
     if (this.#closed || this.#box?.alive || this.#starting) return;
-    this.#ensure().catch((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
+    this.#ensure()
+      .then(() => this.#armIdle()) // a warmed sandbox nobody uses is stopped like an idle one
+      .catch((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
   }
 
   get sandboxName(): string | undefined {
@@ -214,15 +233,29 @@ export class Session {
     const box = await this.#ensure();
     if (box !== this.#box) lostBefore = lostBefore ?? "the sandbox was replaced";
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
+    if (req.signal?.aborted) {
+      // Cancelled while it waited in the queue: it never runs.
+      this.#armIdle();
+      return {
+        outputCap,
+        durationMs: 0,
+        notes,
+        cancelled: true,
+        error: { type: "Cancelled", message: "run_python was cancelled by the client before it started", traceback: "Cancelled: run_python was cancelled by the client before it started" },
+      };
+    }
+    this.#runAbort = new AbortController();
+    this.#boxUsed = true;
     const extra = {
       ...req.extra,
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
-      display: { image_bytes: config.imageCap, file_bytes: config.fileCap, files_total_bytes: config.fileCap * 4, max_images: 8, max_files: 10 },
+      display: { image_bytes: config.imageCap, file_bytes: config.fileCap, files_total_bytes: config.fileCap * 4, max_images: MAX_IMAGES, max_files: 10 },
     };
-    const { id, result } = box.run(req.code, outputCap, extra, req.onOutput);
+    const { id, result } = box.run(req.code, outputCap, extra, req.onOutput && capStream(req.onOutput, outputCap));
     this.#currentRun = id;
     this.#toolCalls = 0;
+    this.#runRpcs = 0;
 
     let frame: ResultFrame | undefined;
     let timedOut = false;
@@ -248,19 +281,27 @@ export class Session {
       if (!(err instanceof BridgeError) || err.code !== "SANDBOX_EXITED") throw err;
       const exit = await box.exited;
       this.#box = undefined;
+      this.#lostState = undefined; // reported in this run's result, not again in the next one
       sessionReset = `${err.message.replace(/^the sandbox stopped: /, "the sandbox stopped during this run: ")}; all variables and imports are gone and the next call starts a fresh session`;
       if (exit.stderrTail.trim()) log.debug("sandbox stderr at exit", { tail: exit.stderrTail.slice(-500) });
     }
     if (lostBefore && !req.reset) notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
 
+    // Whatever the run did, its proxied calls end with it.
+    this.#runAbort.abort();
     const outcome: RunOutcome = { outputCap, durationMs: Math.round(performance.now() - started), notes };
     if (frame) {
-      if (frame.stdout) outcome.stdout = frame.stdout;
-      if (frame.stderr) outcome.stderr = frame.stderr;
-      if (frame.stdout_dropped) outcome.stdoutDropped = frame.stdout_dropped;
-      if (frame.stderr_dropped) outcome.stderrDropped = frame.stderr_dropped;
-      if (frame.value !== undefined) outcome.value = frame.value;
-      if (frame.error) outcome.error = frame.error;
+      // The sandbox caps its own output; a forged result must not get past the same caps.
+      const [stdout, stdoutOver] = capText(frame.stdout, outputCap);
+      const [stderr, stderrOver] = capText(frame.stderr, outputCap);
+      if (stdout) outcome.stdout = stdout;
+      if (stderr) outcome.stderr = stderr;
+      if ((frame.stdout_dropped ?? 0) + stdoutOver) outcome.stdoutDropped = (frame.stdout_dropped ?? 0) + stdoutOver;
+      if ((frame.stderr_dropped ?? 0) + stderrOver) outcome.stderrDropped = (frame.stderr_dropped ?? 0) + stderrOver;
+      if (frame.value !== undefined) outcome.value = capText(frame.value, MAX_VALUE_BYTES)[0];
+      if (frame.error) {
+        outcome.error = { type: capText(frame.error.type, 200)[0]!, message: capText(frame.error.message, MAX_VALUE_BYTES)[0]!, traceback: capText(frame.error.traceback, MAX_VALUE_BYTES)[0]! };
+      }
       const { images, files, notes } = checkDisplay(frame, config);
       if (images.length) outcome.images = images;
       if (files.length) outcome.files = files;
@@ -319,9 +360,11 @@ export class Session {
     if (this.#deps.metrics) this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
     this.#box = box;
+    this.#boxUsed = false;
+    this.#strayRpcs = 0;
     void box.exited.then((exit) => {
       if (this.#box === box) this.#box = undefined;
-      if (!exit.killedByUs && !this.#closed) this.#lostState = exit.reason;
+      if (!exit.killedByUs && !this.#closed && this.#boxUsed) this.#lostState = exit.reason;
     });
     if (this.#closed) {
       await box.kill("bridge shutting down");
@@ -356,9 +399,24 @@ export class Session {
   async #onRpc(frame: RpcFrame): Promise<unknown> {
     if (!this.#rpc) throw Object.assign(new Error("this bridge has no MCP servers to offer"), { kind: "bad_request" });
     if (frame.run === null || frame.run !== this.#currentRun) {
+      // A background thread may outlive its run now and then; thousands of such requests are a flood.
+      if (++this.#strayRpcs > MAX_STRAY_RPCS) this.#stopFlooding(`it sent more than ${MAX_STRAY_RPCS} requests outside any run`);
       throw Object.assign(new Error("requests to the host are only accepted while run_python is running (a background thread outlived its run?)"), { kind: "bad_request" });
     }
+    const budget = (this.#deps.policy?.maxToolCallsPerRun ?? 10_000) + MAX_DISCOVERY_RPCS;
+    if (++this.#runRpcs > budget) {
+      this.#stopFlooding(`one run sent more than ${budget} requests to the host`);
+      throw Object.assign(new Error("too many requests in one run"), { kind: "bad_request" });
+    }
     return this.#rpc(frame);
+  }
+
+  /** Requests answered cost the host work and memory whether or not they succeed: a flood ends the sandbox. */
+  #stopFlooding(reason: string): void {
+    const box = this.#box;
+    if (!box?.alive) return;
+    this.#deps.log.warn("stopping a sandbox that floods the host with requests", { name: box.name, reason });
+    void box.kill(reason);
   }
 
   async #stop(reason: string): Promise<void> {
@@ -375,7 +433,7 @@ export class Session {
       if (!box) return;
       this.#deps.log.info("stopping idle sandbox", { name: box.name, idleSec: this.#deps.config.idleTimeoutSec });
       this.#box = undefined;
-      this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
+      if (this.#boxUsed) this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
       void box.kill("idle");
     }, ms);
     (this.#idleTimer as { unref?: () => void }).unref?.();
@@ -387,6 +445,23 @@ export class Session {
   }
 }
 
+/** Cut text to at most `max` UTF-16 units; returns the text and how many UTF-8 bytes were cut. */
+function capText(text: string | undefined, max: number): [string | undefined, number] {
+  if (text === undefined || text.length <= max) return [text, 0];
+  return [text.slice(0, max), new TextEncoder().encode(text.slice(max)).length];
+}
+
+/** Forward streamed output only up to the run's output cap. */
+function capStream(onOutput: NonNullable<RunRequest["onOutput"]>, cap: number): NonNullable<RunRequest["onOutput"]> {
+  const seen = { stdout: 0, stderr: 0 };
+  return (stream, text) => {
+    const room = cap - seen[stream];
+    if (room <= 0) return;
+    seen[stream] += text.length;
+    onOutput(stream, text.length > room ? text.slice(0, room) : text);
+  };
+}
+
 function refused(err: PolicyRefusal, outputCap: number): RunOutcome {
   return { outputCap, durationMs: 0, notes: [], error: { type: "PolicyRefusal", message: err.message, traceback: `PolicyRefusal: ${err.message}` } };
 }
@@ -396,6 +471,10 @@ function checkDisplay(frame: ResultFrame, config: Config): { images: ImageData[]
   const notes = [...(frame.display_notes ?? [])];
   const decoded = (b64: string) => Math.floor((b64.length * 3) / 4);
   const images = (frame.images ?? []).filter((img, i) => {
+    if (i >= MAX_IMAGES) {
+      if (i === MAX_IMAGES) notes.push(`images after the first ${MAX_IMAGES} dropped by the bridge`);
+      return false;
+    }
     if (decoded(img.data) <= config.imageCap) return true;
     notes.push(`image ${i + 1} dropped by the bridge: over the ${config.imageCap}-byte cap (MCP_BRIDGE_IMAGE_CAP)`);
     return false;

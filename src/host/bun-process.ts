@@ -14,12 +14,25 @@ function spawnChild(command: string, args: string[], options: SpawnOptions): Chi
     stderr: "pipe",
   });
   let stdinOpen = true;
+  let written = 0;
+  let flushed = 0;
   return {
     pid: proc.pid,
     write(data) {
       if (!stdinOpen) throw new Error("stdin is closed");
+      written += typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
       proc.stdin.write(data);
-      proc.stdin.flush();
+      const upTo = written;
+      const r = proc.stdin.flush();
+      if (r instanceof Promise) {
+        // A child that exited makes the flush reject (EPIPE): `exited` reports that, not an unhandled rejection.
+        r.then(() => {
+          flushed = Math.max(flushed, upTo);
+        }, () => {});
+      } else flushed = upTo;
+    },
+    get pendingBytes() {
+      return written - flushed;
     },
     closeStdin() {
       if (!stdinOpen) return;

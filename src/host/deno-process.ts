@@ -73,12 +73,23 @@ function spawnChild(cmd: string, args: string[], options: SpawnOptions): ChildPr
   const child = command(cmd, args, options, "piped", "piped").spawn();
   const writer = child.stdin.getWriter();
   let stdinOpen = true;
+  let pending = 0;
   return {
     pid: child.pid,
     write(data) {
       if (!stdinOpen) throw new Error("stdin is closed");
+      const bytes = typeof data === "string" ? encoder.encode(data) : data;
+      pending += bytes.byteLength;
       // Writes queue in order on the writer; a child that went away is reported by `exited`.
-      writer.write(typeof data === "string" ? encoder.encode(data) : data).catch(() => {});
+      writer.write(bytes).then(
+        () => {
+          pending -= bytes.byteLength;
+        },
+        () => {},
+      );
+    },
+    get pendingBytes() {
+      return pending;
     },
     closeStdin() {
       if (!stdinOpen) return;

@@ -17,6 +17,8 @@ export interface SpawnOptions {
 export interface ChildProcess {
   readonly pid: number;
   write(data: Uint8Array | string): void;
+  /** Bytes given to write() that the child has not taken yet (a child that stops reading grows this). */
+  readonly pendingBytes: number;
   closeStdin(): void;
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;

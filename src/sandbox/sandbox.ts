@@ -21,6 +21,10 @@ import {
 import { forgetContainer, rememberContainer } from "./live-containers.ts";
 
 const STDERR_TAIL_BYTES = 8 * 1024;
+/** Replies the sandbox has not read yet; past this it is not reading them and is stopped. */
+const MAX_UNREAD_BYTES = 32 * 1024 * 1024;
+/** Requests from the sandbox being answered at once; past this it is flooding the host. */
+const MAX_RPC_IN_FLIGHT = 20_000;
 
 export interface SandboxExit {
   code: number | null;
@@ -61,6 +65,7 @@ export class Sandbox {
   #exited: SandboxExit | undefined;
   #ready: { promise: Promise<ReadyFrame>; resolve: (f: ReadyFrame) => void; reject: (e: Error) => void };
   #badFrames = 0;
+  #rpcInFlight = 0;
   python = "";
 
   private constructor(deps: SandboxDeps, child: ChildProcess) {
@@ -167,10 +172,16 @@ export class Sandbox {
   }
 
   #send(frame: HostFrame): void {
+    if (this.#killedByUs) return;
     try {
       this.#child.write(encodeFrame(frame));
     } catch (err) {
       this.#deps.log.debug("write to sandbox failed", { name: this.name, error: String(err) });
+      return;
+    }
+    if (this.#child.pendingBytes > MAX_UNREAD_BYTES) {
+      this.#deps.log.warn("sandbox stopped reading the bridge's replies; stopping it", { name: this.name, unread: this.#child.pendingBytes });
+      void this.kill(`it stopped reading the bridge's replies (${Math.round(this.#child.pendingBytes / 1048576)} MiB unread)`);
     }
   }
 
@@ -237,6 +248,22 @@ export class Sandbox {
   }
 
   async #answerRpc(frame: RpcFrame): Promise<void> {
+    if (++this.#rpcInFlight > MAX_RPC_IN_FLIGHT) {
+      this.#rpcInFlight--;
+      if (!this.#killedByUs) {
+        this.#deps.log.warn("sandbox flooded the bridge with requests; stopping it", { name: this.name });
+        void this.kill(`it sent more than ${MAX_RPC_IN_FLIGHT} requests at once`);
+      }
+      return;
+    }
+    try {
+      await this.#answer(frame);
+    } finally {
+      this.#rpcInFlight--;
+    }
+  }
+
+  async #answer(frame: RpcFrame): Promise<void> {
     const handler = this.#deps.onRpc;
     if (!handler) {
       this.#send({ t: "rpc_result", id: frame.id, ok: false, error: { message: `unsupported request ${frame.method}` } });

@@ -10,6 +10,14 @@ import { createSearchIndex, type SearchIndex } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import { UpstreamServer } from "./upstream-server.ts";
 
+const LIVE_REFRESH_MS = 5_000;
+const FAILED_RETRY_MS = 60_000;
+
+/** Which servers an index covers, so a different filter builds a different index. */
+function indexKey(entries: ServerEntry[], include: (name: string) => boolean): string {
+  return entries.filter((e) => include(e.name)).map((e) => e.name).join("\0");
+}
+
 export interface PoolOptions {
   discovery: Discovery;
   stateDir: string;
@@ -31,6 +39,10 @@ export class UpstreamPool {
   #servers = new Map<string, UpstreamServer>();
   #tools = new Map<string, Tool[]>();
   #index: SearchIndex | undefined;
+  #indexFor: string | undefined;
+  #listing = new Map<string, Promise<Tool[]>>();
+  #liveAt = new Map<string, number>();
+  #failedAt = new Map<string, number>();
 
   constructor(opts: PoolOptions) {
     this.#opts = opts;
@@ -65,11 +77,29 @@ export class UpstreamPool {
   async tools(name: string, opts: { live?: boolean } = {}): Promise<Tool[]> {
     const entry = this.entry(name);
     if (!entry) throw new Error(`unknown server ${name}`);
-    if (!opts.live) {
-      const known = this.#tools.get(name) ?? this.#readCache(entry);
-      if (known) return known;
+    const known = this.#tools.get(name) ?? this.#readCache(entry);
+    // A live refresh (asked for when a tool is not in the known list) happens at most every few
+    // seconds per server, and concurrent askers share one request.
+    if (known && (!opts.live || Date.now() - (this.#liveAt.get(name) ?? 0) < LIVE_REFRESH_MS)) return known;
+    let pending = this.#listing.get(name);
+    if (!pending) {
+      this.#liveAt.set(name, Date.now());
+      pending = this.server(name)!
+        .listTools()
+        .then(
+          (tools) => {
+            this.#failedAt.delete(name);
+            return tools;
+          },
+          (err: unknown) => {
+            this.#failedAt.set(name, Date.now());
+            throw err;
+          },
+        )
+        .finally(() => this.#listing.delete(name));
+      this.#listing.set(name, pending);
     }
-    return this.server(name)!.listTools();
+    return pending;
   }
 
   /** Tool list if known without starting anything. */
@@ -78,22 +108,30 @@ export class UpstreamPool {
     return entry ? (this.#tools.get(name) ?? this.#readCache(entry)) : undefined;
   }
 
-  /** One index over every server's tools; servers with no cached list are started once, concurrently. */
-  async searchIndex(): Promise<{ index: SearchIndex; errors: Array<{ server: string; error: string }> }> {
+  /**
+   * One index over every server's tools; servers with no cached list are started once, concurrently.
+   * A server that failed to start is not retried for a minute; `include` leaves servers out entirely.
+   */
+  async searchIndex(include: (name: string) => boolean = () => true): Promise<{ index: SearchIndex; errors: Array<{ server: string; error: string }> }> {
     const errors: Array<{ server: string; error: string }> = [];
-    const missing = this.entries().filter((e) => !this.knownTools(e.name));
-    if (missing.length) {
-      this.#index = undefined;
+    const now = Date.now();
+    const missing = this.entries().filter((e) => include(e.name) && !this.knownTools(e.name));
+    const retry = missing.filter((e) => now - (this.#failedAt.get(e.name) ?? 0) >= FAILED_RETRY_MS);
+    for (const e of missing) {
+      if (!retry.includes(e)) errors.push({ server: e.name, error: `failed to start ${Math.round((now - this.#failedAt.get(e.name)!) / 1000)}s ago; retried after a minute (runtime.describe_server(${JSON.stringify(e.name)}) says why)` });
+    }
+    if (retry.length) {
       await Promise.all(
-        missing.map((e) =>
+        retry.map((e) =>
           this.tools(e.name).catch((err: Error) => {
             errors.push({ server: e.name, error: err.message });
           }),
         ),
       );
     }
-    if (!this.#index) {
-      const docs = this.entries().flatMap((e) =>
+    if (!this.#index || this.#indexFor !== indexKey(this.entries(), include)) {
+      this.#indexFor = indexKey(this.entries(), include);
+      const docs = this.entries().filter((e) => include(e.name)).flatMap((e) =>
         (this.knownTools(e.name) ?? []).map((t) => ({ server: e.name, name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
       );
       this.#index = createSearchIndex(docs);
@@ -113,7 +151,9 @@ export class UpstreamPool {
   }
 
   #remember(entry: ServerEntry, tools: Tool[]): void {
+    const before = this.#tools.get(entry.name);
     this.#tools.set(entry.name, tools);
+    if (before && JSON.stringify(before) === JSON.stringify(tools)) return; // unchanged: keep index and cache file
     this.#index = undefined;
     const file: CacheFile = { server: entry.name, configHash: entry.configHash, fetchedAt: new Date().toISOString(), tools };
     try {

@@ -9,7 +9,7 @@ import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToo
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
-import { PolicyRefusal, toolRefusal, type Policy } from "../policy.ts";
+import { PolicyRefusal, serverRefusal, toolRefusal, type Policy } from "../policy.ts";
 import type { UpstreamPool } from "./pool.ts";
 import { UpstreamError } from "./upstream-server.ts";
 
@@ -41,6 +41,8 @@ export interface SandboxRpcContext {
   metrics?: Metrics;
   /** The current run's logger (carries its request id). */
   log?: () => Logger;
+  /** Aborted when the current run ends: its proxied calls are cancelled upstream. */
+  signal?: () => AbortSignal;
   /** Servers loaded for this session (run_python's `servers`). */
   loaded: () => ReadonlySet<string>;
   toolTimeoutMs: number;
@@ -50,11 +52,14 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
   const { pool } = ctx;
   let callCounter = 0;
 
-  const needServer = (server: string) => {
+  const needServer = (server: string, opts: { starts?: boolean } = {}) => {
     const entry = pool.entry(server);
     if (!entry) {
       throw new UpstreamError("unknown_server", `no MCP server named ${JSON.stringify(server)} is configured; configured: ${pool.entries().map((e) => e.name).join(", ") || "(none)"}`, { server });
     }
+    // A denied server is never started, not even to read its tool list.
+    const refusal = opts.starts && ctx.policy ? serverRefusal(ctx.policy, server) : undefined;
+    if (refusal) throw refusal;
     return entry;
   };
 
@@ -62,12 +67,14 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
     let tools = await pool.tools(server);
     let found = tools.find((t) => t.name === tool);
     if (!found) {
-      // The cache may be stale: ask the live server once before refusing.
+      // The cache may be stale: ask the live server (at most every few seconds) before refusing.
       tools = await pool.tools(server, { live: true });
       found = tools.find((t) => t.name === tool);
     }
     if (!found) {
-      throw new UpstreamError("unknown_tool", `server ${server} has no tool ${JSON.stringify(tool)}; it has: ${tools.map((t) => t.name).slice(0, 40).join(", ")}`, { server, tool });
+      const names = tools.map((t) => t.name);
+      const more = names.length > 40 ? ` … (${names.length - 40} more: runtime.list_tools_sync(${JSON.stringify(server)}))` : "";
+      throw new UpstreamError("unknown_tool", `server ${server} has no tool ${JSON.stringify(tool)}; it has: ${names.slice(0, 40).join(", ")}${more}`, { server, tool });
     }
     return found;
   };
@@ -86,16 +93,16 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
       return describe(server);
     },
     async "tools.list"({ server }) {
-      needServer(server);
+      needServer(server, { starts: true });
       return (await pool.tools(server)).map((t) => ({ name: t.name, summary: renderSummary(t).replace(/^[^:]*:\s*/, "") }));
     },
     async "tools.docs"({ server, tool, detail }) {
-      needServer(server);
+      needServer(server, { starts: true });
       if (tool) return renderToolDoc(await needTool(server, tool), detail);
       return (await pool.tools(server)).map((t) => renderToolDoc(t, detail));
     },
     async "tools.search"({ query, limit }) {
-      const { index, errors } = await pool.searchIndex();
+      const { index, errors } = await pool.searchIndex((name) => !ctx.policy || !serverRefusal(ctx.policy, name));
       const loaded = ctx.loaded();
       // Tools the policy refuses are not offered: ask for more hits and drop them.
       const allowed = (h: { server: string; name: string }) => !ctx.policy || !toolRefusal(ctx.policy, h.server, h.name);
@@ -107,7 +114,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
       return { hits, errors };
     },
     async "tools.proxy_specs"({ server }) {
-      needServer(server);
+      needServer(server, { starts: true });
       if (!ctx.loaded().has(server)) throw notLoaded(server);
       return (await pool.tools(server)).map((t) => {
         const py = pythonIdentifier(t.name);
@@ -125,7 +132,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
         if (!ctx.loaded().has(server)) throw notLoaded(server);
         ctx.countToolCall?.();
         await needTool(server, tool);
-        const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs);
+        const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs, ctx.signal?.());
         const ms = performance.now() - t0;
         ctx.metrics?.recordProxiedCall(ms, result.isError !== true);
         log?.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });
@@ -153,7 +160,8 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
       alias: e.alias,
       type: t.type,
       // Never the env values or headers: they hold the user's secrets.
-      ...(t.type === "stdio" ? { command: t.command, args: t.args, env_keys: Object.keys(t.env) } : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
+      // Arguments are left out: after ${VAR} substitution they can hold tokens and passwords.
+      ...(t.type === "stdio" ? { command: t.command, arg_count: t.args.length, env_keys: Object.keys(t.env) } : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
       source: e.source,
       shadowed: e.shadowed,
       loaded: ctx.loaded().has(server),

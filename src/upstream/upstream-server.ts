@@ -8,7 +8,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerEntry } from "../config/servers.ts";
 import type { Logger } from "../log.ts";
 
@@ -80,10 +80,14 @@ export class UpstreamServer {
   async callTool(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
     const client = await this.#connect();
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal, resetTimeoutOnProgress: true })) as CallToolResult;
+      // Progress resets the per-call timeout, but never past maxTotalTimeout.
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal, resetTimeoutOnProgress: true, maxTotalTimeout: timeoutMs * 5 })) as CallToolResult;
     } catch (err) {
       const message = (err as Error).message ?? String(err);
-      if (/timed out|timeout/i.test(message)) {
+      if (signal?.aborted) {
+        throw new UpstreamError("cancelled", `${this.entry.name}.${tool} was cancelled: the run that made it ended`, { server: this.entry.name, tool });
+      }
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
         throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s`, { server: this.entry.name, tool });
       }
       if (this.#status !== "running") {

@@ -171,6 +171,22 @@ describe("long runs", () => {
   });
 });
 
+describe("cancellation while queued", () => {
+  test("a run cancelled before it starts never runs, and the session survives", async () => {
+    await bridge.run("kept_through_cancel = 'yes'\nstarted = []");
+    const first = bridge.run("import time\ntime.sleep(1)\n'first done'");
+    const controller = new AbortController();
+    const second = bridge.client.callTool({ name: "run_python", arguments: { code: "started.append(1)\nimport time\ntime.sleep(5)" } }, undefined, { signal: controller.signal });
+    await Bun.sleep(100);
+    controller.abort("changed my mind");
+    await expect(second).rejects.toThrow();
+    expect((await first).structured.value).toBe("'first done'");
+    const after = await bridge.run("kept_through_cancel, started");
+    expect(after.structured.value).toBe("('yes', [])");
+    expect(after.structured.session_reset).toBeUndefined();
+  });
+});
+
 describe.each(["compact", "toon", "json"])("output mode %s", (mode) => {
   test("results mirror the payload in structuredContent and drop empty fields", async () => {
     const b = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_OUTPUT_MODE: mode });

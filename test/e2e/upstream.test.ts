@@ -99,6 +99,8 @@ describe("discovery from code", () => {
     const r = await bridge.run("from mcp import runtime\n(runtime.describe_server('memory'), runtime.describe_server('everything-http'))");
     const v = String(r.structured.value);
     expect(v).toContain("'env_keys': ['MEMORY_FILE_PATH', 'API_TOKEN']");
+    expect(v).toContain("'arg_count': 1");
+    expect(v).not.toContain("'args'");
     expect(v).toContain("'header_keys': ['Authorization']");
     expect(v).not.toContain(SECRET);
   });

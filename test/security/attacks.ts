@@ -33,12 +33,15 @@ def err(e):
 def libc_call(name, *args):
     r = getattr(_libc, name)(*args)
     return (r, errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno())))
+import fcntl
 def proto_fds():
+    """Every hidden pipe this process can write to: the protocol channel is one of them."""
     out = []
     for fd in os.listdir("/proc/self/fd"):
         try:
-            if int(fd) >= 200 and stat.S_ISFIFO(os.fstat(int(fd)).st_mode):
-                out.append(int(fd))
+            fd = int(fd)
+            if fd >= 3 and stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY and fd not in (1, 2):
+                out.append(fd)
         except OSError:
             pass
     return out
@@ -256,7 +259,7 @@ export const ATTACKS: Attack[] = [
     id: "forged-frames",
     family: "bridge",
     title: "write forged results for another run, malformed and 20 MB frames straight to the protocol fd",
-    code: "fds = proto_fds()\nout = fds[-1] if fds else 1\nos.write(out, b'{\"t\":\"result\",\"id\":999999,\"value\":\"forged\"}\\n')\nos.write(out, b'this is not json\\n{\"t\":\"launch\"}\\n[1,2,3]\\n')\nbig = b'{\"t\":\"result\",\"id\":1,\"value\":\"' + b'A' * (20 * 1024**2) + b'\"}\\n'\nview = memoryview(big)\nwhile view:\n    view = view[os.write(out, view):]\nverdict(True, f'protocol fds {fds}: forged frames written; the host must ignore them')",
+    code: "fds = proto_fds()\nbig = b'{\"t\":\"result\",\"id\":1,\"value\":\"' + b'A' * (20 * 1024**2) + b'\"}\\n'\nfor out in fds:\n    os.write(out, b'{\"t\":\"result\",\"id\":999999,\"value\":\"forged\"}\\n')\n    os.write(out, b'this is not json\\n{\"t\":\"launch\"}\\n[1,2,3]\\n')\n    view = memoryview(big)\n    while view:\n        view = view[os.write(out, view):]\nverdict(len(fds) >= 1, f'hidden write fds {fds}: forged frames written to each; the host must ignore them')",
     bridgeOnly: true,
     timeout: 30,
   },
@@ -264,8 +267,17 @@ export const ATTACKS: Attack[] = [
     id: "request-for-another-run",
     family: "bridge",
     title: "send a host request claiming another run's id, and an unknown method",
-    code: "fds = proto_fds()\nout = fds[-1]\nos.write(out, b'{\"t\":\"rpc\",\"id\":\"x1\",\"run\":424242,\"method\":\"servers.discovered\",\"params\":{}}\\n')\nos.write(out, b'{\"t\":\"rpc\",\"id\":\"x2\",\"run\":null,\"method\":\"shell.exec\",\"params\":{\"cmd\":\"id\"}}\\n')\ntime.sleep(0.5)\nverdict(True, 'sent; the host must refuse both (checked by the bridge staying healthy)')",
+    code: "for out in proto_fds():\n    os.write(out, b'{\"t\":\"rpc\",\"id\":\"x1\",\"run\":424242,\"method\":\"servers.discovered\",\"params\":{}}\\n')\n    os.write(out, b'{\"t\":\"rpc\",\"id\":\"x2\",\"run\":null,\"method\":\"shell.exec\",\"params\":{\"cmd\":\"id\"}}\\n')\ntime.sleep(0.5)\nverdict(True, 'sent; the host must refuse both (checked by the bridge staying healthy)')",
     bridgeOnly: true,
+  },
+  {
+    id: "unread-replies",
+    family: "bridge",
+    title: "stop reading the bridge's replies while sending 400,000 requests",
+    code: "import _mcp_host\n_mcp_host.rpc.__globals__['_rpc_lock'].acquire()  # the reader thread stalls on its next reply\nframe = b'{\"t\":\"rpc\",\"id\":\"f\",\"run\":null,\"method\":\"capabilities\",\"params\":{}}\\n' * 1000\nfor _ in range(400):\n    for out in proto_fds():\n        os.write(out, frame)\ntime.sleep(15)\nverdict(False, 'still running: the host kept buffering replies nobody reads')",
+    bridgeOnly: true,
+    mayReset: true,
+    timeout: 60,
   },
   {
     id: "tool-call-flood",
