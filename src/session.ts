@@ -140,10 +140,6 @@ export class Session {
       .catch((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
   }
 
-  get sandboxName(): string | undefined {
-    return this.#box?.alive ? this.#box.name : undefined;
-  }
-
   /** Runs are serialised: a session is one interpreter. */
   run(req: RunRequest): Promise<RunOutcome> {
     const next = this.#queue.then(() => this.#run(req));

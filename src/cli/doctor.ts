@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createApp, type App } from "../app.ts";
+import { parseSize } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import { isGvisor } from "../../adapters/oci-flags.ts";
 import { engineChecks, type Check } from "./doctor-engines.ts";
@@ -132,7 +133,7 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = f
   // them to the sandbox process on the host, outside the guest.
   const outside = (name: string, what: string): Check => ({ name, ok: true, detail: `not visible inside gVisor (${what}); applied by the engine outside the guest kernel` });
   const [uid, gid] = config.user.split(":").map(Number);
-  const memBytes = engineBytes(config.memory);
+  const memBytes = parseSize(config.memory);
   const mem = p.memory_limit === null || p.memory_limit === "max" ? undefined : Number(p.memory_limit);
   const rootlessHint = "rootless podman on a cgroup v1 host cannot enforce this: run the bridge as root, or move the host to cgroup v2 with systemd";
   return [
@@ -142,8 +143,8 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = f
     gvisor ? outside("seccomp", `Seccomp=${p.seccomp}`) : { name: "seccomp", ok: p.seccomp === "2", detail: `Seccomp=${p.seccomp} (2 = filter)`, fix: p.seccomp === "2" ? undefined : "the engine runs without a seccomp filter; check its seccomp profile settings" },
     { name: "seccomp profile", ok: p.unshare_errno !== 0, detail: p.unshare_errno === 0 ? "unshare(CLONE_NEWUSER) succeeded: the bridge's profile is not applied" : `unshare(CLONE_NEWUSER) refused (errno ${p.unshare_errno})` },
     { name: "read-only root", ok: !p.root_writable, detail: p.root_writable ? "/ is writable" : "/ is read-only" },
-    { name: "writable /tmp tmpfs", ok: p.tmp_writable && p.tmp_bytes <= engineBytes(config.tmpfsSize) * 1.05, detail: `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})` },
-    { name: "sized /dev/shm", ok: p.shm_bytes <= engineBytes(config.shmSize) * 1.05, detail: `${mib(p.shm_bytes)} (limit ${config.shmSize})` },
+    { name: "writable /tmp tmpfs", ok: p.tmp_writable && p.tmp_bytes <= parseSize(config.tmpfsSize) * 1.05, detail: `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})` },
+    { name: "sized /dev/shm", ok: p.shm_bytes <= parseSize(config.shmSize) * 1.05, detail: `${mib(p.shm_bytes)} (limit ${config.shmSize})` },
     { name: "no network", ok: p.network !== "connected" && (p.interfaces ?? []).every((i) => i === "lo"), detail: `interfaces=${JSON.stringify(p.interfaces)}; connect: ${p.network}` },
     gvisor && mem === undefined ? outside("memory limit", "no cgroup files") : { name: "memory limit", ok: mem !== undefined && mem <= memBytes * 1.05, detail: `cgroup limit ${p.memory_limit} (want ${config.memory})`, fix: mem === undefined ? rootlessHint : undefined },
     gvisor && p.pids_limit === null ? outside("pids limit", "no cgroup files") : { name: "pids limit", ok: p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids, detail: `pids.max=${p.pids_limit} (want ${config.pids})`, fix: p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : undefined },
@@ -191,13 +192,6 @@ function readFileSafe(p: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function engineBytes(size: string): number {
-  const m = /^(\d+(?:\.\d+)?)([kmg])?$/i.exec(size.trim());
-  if (!m) return Number.NaN;
-  const f = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? "").toLowerCase() as "k" | "m" | "g"] ?? 1;
-  return Number(m[1]) * f;
 }
 
 function mib(n: number): string {

@@ -28,19 +28,25 @@ const seconds = (name: string) =>
       return value;
     });
 
+/** Bytes in a size such as 65536, 64k, 512m, 1g or 2GiB (powers of 1024); NaN when it is not one. */
+export function parseSize(raw: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?$/i.exec(raw.trim());
+  if (!m) return Number.NaN;
+  const unit = (m[2] ?? "b").toLowerCase()[0];
+  const factor = unit === "k" ? 1024 : unit === "m" ? 1024 ** 2 : unit === "g" ? 1024 ** 3 : 1;
+  return Math.floor(Number(m[1]) * factor);
+}
+
 const bytes = (name: string) =>
   z
     .string()
     .trim()
     .transform((raw, ctx) => {
-      const m = /^(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?$/i.exec(raw);
-      if (!m) {
+      const value = parseSize(raw);
+      if (Number.isNaN(value)) {
         ctx.addIssue({ code: "custom", message: `${name}: expected a size like 65536, 64k, 512m or 1g; got "${raw}"` });
         return z.NEVER;
       }
-      const unit = (m[2] ?? "b").toLowerCase()[0];
-      const factor = unit === "k" ? 1024 : unit === "m" ? 1024 ** 2 : unit === "g" ? 1024 ** 3 : 1;
-      const value = Math.floor(Number(m[1]) * factor);
       if (value <= 0) {
         ctx.addIssue({ code: "custom", message: `${name}: must be greater than 0; got "${raw}"` });
         return z.NEVER;

@@ -10,12 +10,8 @@ export function rememberContainer(adapter: RuntimeAdapter, name: string): void {
   LIVE.set(name, adapter);
 }
 
-export function forgetContainer(_adapter: RuntimeAdapter, name: string): void {
+export function forgetContainer(name: string): void {
   LIVE.delete(name);
-}
-
-export function liveContainerNames(): string[] {
-  return [...LIVE.keys()];
 }
 
 /** Remove every live container, concurrently; resolves when all removals finished. */

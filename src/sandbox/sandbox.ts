@@ -96,7 +96,7 @@ export class Sandbox {
     try {
       child = deps.spawn(command!, args, { env: deps.engineEnv });
     } catch (err) {
-      forgetContainer(deps.adapter, deps.spec.name);
+      forgetContainer(deps.spec.name);
       throw new BridgeError("ENGINE_FAILED", `could not run ${command}: ${(err as Error).message}`, {
         source: deps.adapter.name,
         hint: "is the engine still installed? run `mcp-code-exec doctor`",
@@ -286,7 +286,7 @@ export class Sandbox {
   }
 
   #onExit(code: number | null): SandboxExit {
-    forgetContainer(this.#deps.adapter, this.name);
+    forgetContainer(this.name);
     const exit: SandboxExit = {
       code,
       killedByUs: this.#killedByUs,
