@@ -13,8 +13,12 @@ export interface CliEngineProfile {
   /** Default binary name on PATH. */
   binary: string;
   installHint: string;
-  /** Ask the engine for its version; throw EngineUnavailableError when it does not answer. */
-  probe(run: Run, binary: string): Promise<Omit<EngineInfo, "engine" | "binary">>;
+  /**
+   * Ask the engine for its version; throw EngineUnavailableError when it does not answer. A probe that
+   * had to find the engine's endpoint itself (a socket its CLI does not know) returns the global flags
+   * that reach it: every later command carries them.
+   */
+  probe(run: Run, binary: string): Promise<Omit<EngineInfo, "engine" | "binary"> & { connectFlags?: string[] }>;
   imageExistsArgs(image: string): string[];
   removeArgs(name: string): string[];
   /** `ps` arguments printing JSON (one array, or one object per line). */
@@ -39,7 +43,7 @@ const PROBE_TIMEOUT_MS = 20_000;
 
 /** A RuntimeAdapter for a docker-compatible CLI described by `profile`. */
 export function createCliAdapter(profile: CliEngineProfile, options: AdapterOptions): RuntimeAdapter {
-  const prefix = profile.commandPrefix ?? [];
+  let prefix = profile.commandPrefix ?? [];
   let probed: Promise<EngineInfo> | undefined;
   let binary: string | undefined;
 
@@ -49,7 +53,7 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
     if (!found) {
       throw new EngineUnavailableError(
         profile.name,
-        `${options.binary ?? profile.binary} not found on PATH`,
+        `${options.binary ?? profile.binary} not found on PATH (looked in ${options.env.PATH || "(empty)"})`,
         profile.installHint,
       );
     }
@@ -73,7 +77,8 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
     probe() {
       probed ??= (async () => {
         const bin = resolveBinary();
-        const info = await profile.probe(run, bin);
+        const { connectFlags, ...info } = await profile.probe(run, bin);
+        if (connectFlags) prefix = [...(profile.commandPrefix ?? []), ...connectFlags];
         return { engine: profile.name, binary: bin, ...info };
       })();
       // A failed probe may succeed later (daemon started): do not memoise failures.
@@ -84,7 +89,8 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
     },
     async runArgv(spec: ContainerSpec) {
       let flags = hardeningFlags(spec);
-      if (profile.runFlags) flags = profile.runFlags(flags, spec, await adapter.probe());
+      const info = await adapter.probe(); // learns the endpoint flags, and the engine's dialect
+      if (profile.runFlags) flags = profile.runFlags(flags, spec, info);
       const global = [...prefix, ...(profile.globalFlags?.(spec) ?? [])];
       return [resolveBinary(), ...global, "run", ...(profile.runExtra ?? []), ...flags, spec.image, ...spec.command];
     },
@@ -127,6 +133,17 @@ export function parseContainerList(stdout: string): ContainerSummary[] {
     const state = String(r.State ?? r.Status ?? "").toLowerCase();
     return { name, labels: parseLabels(r.Labels), running: state.startsWith("running") || state.startsWith("up") };
   });
+}
+
+/**
+ * How a user of the binary gets a missing image into this engine: commands of ours, never a path in
+ * our source tree (binary users have none).
+ */
+export function imageHint(image: string, engineBinary: string): string {
+  const offline = "`mcp-code-exec image build --offline` (Linux: Debian packages through debootstrap, no registry)";
+  const load = "`mcp-code-exec image load FILE` (a file from `mcp-code-exec image save FILE` on another machine)";
+  if (image.includes("mcp-code-exec-sandbox")) return `build it with ${offline}, or load it with ${load}`;
+  return `run \`mcp-code-exec image pull\` (or \`${engineBinary} pull ${image}\`); with no registry, build the offline image with ${offline} or load it with ${load}, then set MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm`;
 }
 
 /** Classify a failed probe: a daemon that is not there is "unavailable", anything else is an error. */

@@ -4,15 +4,12 @@
  * - `--log-driver none` exists only since nerdctl 2.0 (1.7 answers "unknown logging driver"); the probe
  *   reads the log drivers `nerdctl info` lists and drops the flag when `none` is not one of them. Such
  *   an old nerdctl may keep the sandbox's output in its json log: doctor shows `logDrivers` and says so;
- * - `--init` runs the host's `tini` (nerdctl's `--init-binary` default) and fails when there is none;
- *   without tini on PATH the flag is dropped and doctor says zombies are not reaped;
  * - `--runtime runsc` means the runc shim running a binary named runsc; gVisor's own containerd shim is
  *   `io.containerd.runsc.v1`, so a bare runsc becomes that.
  * Everything else (`--pull never`, `--memory-swap`, `--ipc private`, `--security-opt`, `--tmpfs` options,
  * `--ulimit`, `--pids-limit`, `--shm-size`) is accepted as docker spells it.
  */
-import { which } from "../src/host/process.ts";
-import { createCliAdapter, unavailableOrFailed, type CliEngineProfile } from "./cli-engine.ts";
+import { createCliAdapter, imageHint, unavailableOrFailed, type CliEngineProfile } from "./cli-engine.ts";
 import { isGvisor } from "./oci-flags.ts";
 import type { AdapterOptions, EngineInfo, RuntimeAdapter } from "./types.ts";
 
@@ -28,10 +25,10 @@ const NOT_ANSWERING = [
 const NOT_ANSWERING_HINT = "start containerd (`systemctl start containerd`, or `containerd-rootless-setuptool.sh install` for rootless), or set MCP_BRIDGE_RUNTIME=podman";
 
 export default function nerdctl(options: AdapterOptions): RuntimeAdapter {
-  return createCliAdapter(nerdctlProfile(options.env.PATH), options);
+  return createCliAdapter(NERDCTL_PROFILE, options);
 }
 
-const nerdctlProfile = (PATH: string | undefined): CliEngineProfile => ({
+const NERDCTL_PROFILE: CliEngineProfile = {
   name: "nerdctl",
   binary: "nerdctl",
   installHint: "install nerdctl with containerd (a nerdctl-full release, or Rancher Desktop / Lima), or set MCP_BRIDGE_RUNTIME=podman or docker",
@@ -43,10 +40,8 @@ const nerdctlProfile = (PATH: string | undefined): CliEngineProfile => ({
     const version = JSON.parse(v.stdout) as { Client?: { Version?: string }; Server?: { Components?: Array<{ Name?: string; Version?: string }> } };
     const facts = JSON.parse(info.stdout) as { ServerVersion?: string; CgroupVersion?: string; CgroupDriver?: string; Plugins?: { Log?: string[] } };
     const containerd = version.Server?.Components?.find((c) => c.Name === "containerd")?.Version ?? facts.ServerVersion ?? "unknown";
-    const tini = which("tini", PATH);
     const warnings = [
       ...(facts.Plugins?.Log?.includes("none") ? [] : ["no `none` log driver (nerdctl < 2.0): sandbox output may be kept in nerdctl's log; upgrade nerdctl"]),
-      ...(tini ? [] : ["no tini on PATH for --init: zombie processes in the sandbox are not reaped (install tini)"]),
     ];
     return {
       version: (version.Client?.Version ?? "unknown").replace(/^v/, ""),
@@ -55,7 +50,6 @@ const nerdctlProfile = (PATH: string | undefined): CliEngineProfile => ({
         cgroupVersion: facts.CgroupVersion ?? "unknown",
         cgroupDriver: facts.CgroupDriver ?? "unknown",
         logDrivers: (facts.Plugins?.Log ?? []).join(","),
-        init: tini ?? "none",
         ...(warnings.length > 0 ? { warning: warnings.join("; ") } : {}),
       },
     };
@@ -64,18 +58,14 @@ const nerdctlProfile = (PATH: string | undefined): CliEngineProfile => ({
   imageExistsArgs: (image) => ["image", "inspect", "--format", "{{.Id}}", image],
   removeArgs: (name) => ["rm", "--force", name],
   listArgs: (label) => ["ps", "--all", "--no-trunc", "--filter", `label=${label}`, "--format", "{{json .}}"],
-  imageHint: (image, bin) =>
-    image.includes("mcp-code-exec-sandbox")
-      ? "build it offline with `scripts/build-image.sh`, then `podman save` / `docker save` it and `nerdctl load -i FILE`"
-      : `run \`${bin} pull ${image}\`, or use the offline image: \`scripts/build-image.sh\`, \`nerdctl load\` it, then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm`,
-});
+  imageHint,
+};
 
 /** The shared hardening flags in nerdctl's dialect, given what its probe found. */
 export function nerdctlRunFlags(flags: string[], _spec: unknown, info: Pick<EngineInfo, "details">): string[] {
   let out = flags;
   const drivers = (info.details.logDrivers ?? "").split(",");
   if (!drivers.includes("none")) out = dropFlag(out, "--log-driver");
-  if (info.details.init === "none") out = out.filter((f) => f !== "--init");
   out = mapFlagValue(out, "--runtime", (r) => (isGvisor(r) && !r.includes("/") ? "io.containerd.runsc.v1" : r));
   return out;
 }

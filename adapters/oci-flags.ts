@@ -9,8 +9,8 @@ export function hardeningFlags(spec: ContainerSpec): string[] {
     "--name", spec.name,
     "--rm",
     "-i",
-    // A real init as pid 1 reaps orphaned zombies, which would otherwise hold pids-limit slots forever.
-    "--init",
+    // No --init: the entrypoint's own PID 1 (entrypoint/init.py) reaps orphans and enforces the
+    // lifetime cap, so no engine init helper (catatonit, tini) has to be installed on the host.
     "--pull", "never",
     "--network", "none",
     "--read-only",

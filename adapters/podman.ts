@@ -1,5 +1,5 @@
 /** Podman (rootful or rootless) on the local machine. */
-import { createCliAdapter, unavailableOrFailed, type CliEngineProfile } from "./cli-engine.ts";
+import { createCliAdapter, imageHint, unavailableOrFailed, type CliEngineProfile } from "./cli-engine.ts";
 import { isGvisor } from "./oci-flags.ts";
 import type { AdapterOptions, RuntimeAdapter } from "./types.ts";
 
@@ -15,7 +15,7 @@ export const PODMAN_PROFILE: CliEngineProfile = {
   async probe(run) {
     const r = await run(["info", "--format", "json"]);
     if (r.exitCode !== 0) {
-      throw unavailableOrFailed("podman", r, [/cannot connect/i, /connection refused/i, /no such file or directory.*sock/i], "run `mcp-code-exec doctor` for a diagnosis");
+      throw unavailableOrFailed("podman", r, [/cannot connect/i, /connection refused/i, /no such file or directory.*sock/i], "start podman's service or machine (macOS: `podman machine start`), or set MCP_BRIDGE_RUNTIME=docker");
     }
     const info = JSON.parse(r.stdout) as {
       version?: { Version?: string };
@@ -38,8 +38,5 @@ export const PODMAN_PROFILE: CliEngineProfile = {
   imageExistsArgs: (image) => ["image", "exists", image],
   removeArgs: (name) => ["rm", "--force", "--time", "0", "--ignore", name],
   listArgs: (label) => ["ps", "--all", "--filter", `label=${label}`, "--format", "json"],
-  imageHint: (image, bin) =>
-    image.includes("mcp-code-exec-sandbox")
-      ? "build it offline with `scripts/build-image.sh` (or load a saved one with `podman load -i FILE`)"
-      : `run \`${bin} pull ${image}\`, or use the offline image: \`scripts/build-image.sh\` then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm`,
+  imageHint,
 };

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set up a fresh Debian 12 machine for mcp-code-exec development and CI, as root.
 # Idempotent: a second run only checks and returns in a few seconds.
-#   - bun (from npm), podman + runc, docker.io (dockerd without bridge or iptables), runsc (gVisor),
-#     debootstrap
+#   - the Debian packages in APT_PACKAGES below: podman + runc, docker.io (dockerd without bridge or
+#     iptables), runsc (gVisor), debootstrap, and the tools the tests call
+#   - bun (from npm)
 #   - podman configured for this kind of host (runc, cgroupfs, runsc registered)
 #   - dockerd started in the background (scripts/start-dockerd.sh)
 #   - npm dependencies (bun install) and the offline sandbox image in podman and docker
@@ -12,7 +13,14 @@ cd "$(dirname "$0")/.."
 log() { printf '[setup] %s\n' "$*" >&2; }
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 
-APT_PACKAGES=(podman runc docker.io runsc debootstrap ca-certificates)
+# Every Debian package the product, the tests and these scripts use, even those a usual Debian machine
+# has: test/ci/host-packages.test.ts checks each host program against this list (and what it requires).
+#   engines and OCI runtimes: podman (with conmon), runc, docker.io (with containerd), runsc (gVisor)
+#   image build: debootstrap, ca-certificates
+#   tests and scripts: procps (pgrep, pkill, kill), mount, util-linux (unshare, setsid), python3,
+#   nodejs (node, npm), curl, wget, perl (shasum), ruby (the Homebrew formula check), apt
+# No init helper (catatonit, tini) is needed: the sandbox brings its own PID 1.
+APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates procps mount util-linux python3 nodejs curl wget perl ruby apt)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -60,7 +60,7 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
     checks.push(
       blockedBy
         ? { name: "selection", ok: false, detail: `auto-selection stops at ${blockedBy}, which is installed but failing (see above)` }
-        : { name: "selection", ok: false, detail: "no engine available", fix: pinned ? "see the engine's fix above" : "install podman (apt-get install podman runc) or docker, then run doctor again" },
+        : { name: "selection", ok: false, detail: "no engine available", fix: pinned ? "see the engine's fix above" : "install podman (Debian/Ubuntu: apt-get install podman runc; macOS: brew install podman, then podman machine init --now) or Docker (docker.io, Docker Desktop, OrbStack, Colima)" },
     );
     return { checks };
   }

@@ -48,6 +48,7 @@ json.dumps
   "nofile": resource.getrlimit(resource.RLIMIT_NOFILE), "nproc": resource.getrlimit(resource.RLIMIT_NPROC),
   "env": sorted(os.environ),
   "unshare_errno": unshare_errno(),
+  "ppid": os.getppid(), "init_comm": read("/proc/1/comm"),
 })
 `;
 
@@ -64,6 +65,7 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   process.on("exit", removeAllContainersSync);
   const { config } = app;
   checks.push(...hostChecks());
+  checks.push({ name: "engine search path", ok: true, detail: `engines are looked for on PATH, then where installers put them: ${app.env.PATH}` });
 
   // Engines, in selection order, with the reason each one was skipped.
   const engines = await engineChecks({ runtime: config.runtime, adapter: config.adapter }, { env: app.env, log: app.log });
@@ -82,13 +84,13 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
     const outcome = await session.run({ code: PROBE_SCRIPT, timeoutSec: 60 });
     const ms = Math.round(performance.now() - t0);
     if (outcome.error || outcome.value === undefined) {
-      checks.push({ name: "sandbox start", ok: false, detail: outcome.error?.message ?? "no probe result" });
+      checks.push({ name: "sandbox start", ok: false, detail: outcome.error?.message ?? "no probe result", fix: `the sandbox started but its python3 could not run the probe: use the offline image (\`mcp-code-exec image build --offline\`, then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm) or an image with Python 3.9+` });
     } else {
       checks.push({ name: "sandbox start", ok: true, detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"})` });
       checks.push(...verifyFlags(JSON.parse(pyToJson(outcome.value)) as ProbeReport, app, isGvisor(config.ociRuntime)));
     }
   } catch (err) {
-    checks.push({ name: "sandbox start", ok: false, detail: renderError(err), fix: err instanceof BridgeError ? err.hint : undefined });
+    checks.push({ name: "sandbox start", ok: false, detail: renderError(err), fix: (err instanceof BridgeError && err.hint) || `\`${adapter.name} run --rm ${config.image} true\` shows whether any container starts on this engine` });
   } finally {
     await session.close();
   }
@@ -125,6 +127,8 @@ interface ProbeReport {
   nproc: [number, number];
   env: string[];
   unshare_errno: number;
+  ppid: number;
+  init_comm: string | null;
 }
 
 export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = false): Check[] {
@@ -136,21 +140,28 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = f
   const memBytes = parseSize(config.memory);
   const mem = p.memory_limit === null || p.memory_limit === "max" ? undefined : Number(p.memory_limit);
   const rootlessHint = "rootless podman on a cgroup v1 host cannot enforce this: run the bridge as root, or move the host to cgroup v2 with systemd";
+  const ignored = (flag: string) => `the engine ignored ${flag}: update it (podman ≥ 4, docker ≥ 20.10), or pick another with MCP_BRIDGE_RUNTIME`;
+  const check = (name: string, ok: boolean, detail: string, fix: string): Check => (ok ? { name, ok, detail } : { name, ok, detail, fix });
+  const ourInit = p.ppid === 1 && /^python/.test(p.init_comm ?? "");
   return [
-    { name: "unprivileged user", ok: p.uid === uid && p.gid === (gid ?? uid), detail: `uid=${p.uid} gid=${p.gid}` },
-    { name: "no capabilities", ok: /^0+$/.test(p.cap_eff ?? ""), detail: `CapEff=${p.cap_eff}` },
-    gvisor && p.no_new_privs === null ? outside("no-new-privileges", "NoNewPrivs absent") : { name: "no-new-privileges", ok: p.no_new_privs === "1", detail: `NoNewPrivs=${p.no_new_privs}` },
-    gvisor ? outside("seccomp", `Seccomp=${p.seccomp}`) : { name: "seccomp", ok: p.seccomp === "2", detail: `Seccomp=${p.seccomp} (2 = filter)`, fix: p.seccomp === "2" ? undefined : "the engine runs without a seccomp filter; check its seccomp profile settings" },
-    { name: "seccomp profile", ok: p.unshare_errno !== 0, detail: p.unshare_errno === 0 ? "unshare(CLONE_NEWUSER) succeeded: the bridge's profile is not applied" : `unshare(CLONE_NEWUSER) refused (errno ${p.unshare_errno})` },
-    { name: "read-only root", ok: !p.root_writable, detail: p.root_writable ? "/ is writable" : "/ is read-only" },
-    { name: "writable /tmp tmpfs", ok: p.tmp_writable && p.tmp_bytes <= parseSize(config.tmpfsSize) * 1.05, detail: `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})` },
-    { name: "sized /dev/shm", ok: p.shm_bytes <= parseSize(config.shmSize) * 1.05, detail: `${mib(p.shm_bytes)} (limit ${config.shmSize})` },
-    { name: "no network", ok: p.network !== "connected" && (p.interfaces ?? []).every((i) => i === "lo"), detail: `interfaces=${JSON.stringify(p.interfaces)}; connect: ${p.network}` },
-    gvisor && mem === undefined ? outside("memory limit", "no cgroup files") : { name: "memory limit", ok: mem !== undefined && mem <= memBytes * 1.05, detail: `cgroup limit ${p.memory_limit} (want ${config.memory})`, fix: mem === undefined ? rootlessHint : undefined },
-    gvisor && p.pids_limit === null ? outside("pids limit", "no cgroup files") : { name: "pids limit", ok: p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids, detail: `pids.max=${p.pids_limit} (want ${config.pids})`, fix: p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : undefined },
-    gvisor && p.cpu_max.includes("?") ? outside("cpu limit", "no cgroup files") : { name: "cpu limit", ok: /^\d+ \d+$/.test(p.cpu_max), detail: `cpu quota/period ${p.cpu_max} (want ${config.cpus})` },
-    { name: "ulimits", ok: p.nofile[1] <= 1024 && p.nproc[1] <= 1024, detail: `nofile=${p.nofile.join(":")} nproc=${p.nproc.join(":")}` },
-    { name: "environment allow-list", ok: p.env.every((k) => ALLOWED_ENV.has(k)), detail: p.env.join(" ") },
+    check("init (PID 1)", ourInit, ourInit
+      ? "the sandbox's own init (PID 1) reaps orphans, enforces the lifetime cap and ends the sandbox when the bridge goes; no engine init helper (catatonit, tini) is needed, so none is used"
+      : `PID 1 is ${p.init_comm ?? "unknown"} and the runtime's parent is ${p.ppid}: something started its own init before the sandbox's`,
+      "remove --init (or an init of your own) from the engine's flags or your adapter: the sandbox brings its own"),
+    check("unprivileged user", p.uid === uid && p.gid === (gid ?? uid), `uid=${p.uid} gid=${p.gid}`, `${ignored("--user")}; MCP_BRIDGE_CONTAINER_USER is ${config.user}`),
+    check("no capabilities", /^0+$/.test(p.cap_eff ?? ""), `CapEff=${p.cap_eff}`, ignored("--cap-drop ALL")),
+    gvisor && p.no_new_privs === null ? outside("no-new-privileges", "NoNewPrivs absent") : check("no-new-privileges", p.no_new_privs === "1", `NoNewPrivs=${p.no_new_privs}`, ignored("--security-opt no-new-privileges")),
+    gvisor ? outside("seccomp", `Seccomp=${p.seccomp}`) : check("seccomp", p.seccomp === "2", `Seccomp=${p.seccomp} (2 = filter)`, "the engine runs without a seccomp filter: use an engine built with seccomp support (`podman info` / `docker info` list it)"),
+    check("seccomp profile", p.unshare_errno !== 0, p.unshare_errno === 0 ? "unshare(CLONE_NEWUSER) succeeded: the bridge's profile is not applied" : `unshare(CLONE_NEWUSER) refused (errno ${p.unshare_errno})`, ignored("--security-opt seccomp=PROFILE")),
+    check("read-only root", !p.root_writable, p.root_writable ? "/ is writable" : "/ is read-only", ignored("--read-only")),
+    check("writable /tmp tmpfs", p.tmp_writable && p.tmp_bytes <= parseSize(config.tmpfsSize) * 1.05, `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})`, `${ignored("--tmpfs /tmp:size=…")}; the size comes from MCP_BRIDGE_TMPFS_SIZE`),
+    check("sized /dev/shm", p.shm_bytes <= parseSize(config.shmSize) * 1.05, `${mib(p.shm_bytes)} (limit ${config.shmSize})`, `${ignored("--shm-size")}; the size comes from MCP_BRIDGE_SHM_SIZE`),
+    check("no network", p.network !== "connected" && (p.interfaces ?? []).every((i) => i === "lo"), `interfaces=${JSON.stringify(p.interfaces)}; connect: ${p.network}`, `${ignored("--network none")}; or add gVisor (MCP_BRIDGE_OCI_RUNTIME=runsc)`),
+    gvisor && mem === undefined ? outside("memory limit", "no cgroup files") : check("memory limit", mem !== undefined && mem <= memBytes * 1.05, `cgroup limit ${p.memory_limit} (want ${config.memory})`, mem === undefined ? rootlessHint : `${ignored("--memory")}; the size comes from MCP_BRIDGE_MEMORY`),
+    gvisor && p.pids_limit === null ? outside("pids limit", "no cgroup files") : check("pids limit", p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids, `pids.max=${p.pids_limit} (want ${config.pids})`, p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : ignored("--pids-limit")),
+    gvisor && p.cpu_max.includes("?") ? outside("cpu limit", "no cgroup files") : check("cpu limit", /^\d+ \d+$/.test(p.cpu_max), `cpu quota/period ${p.cpu_max} (want ${config.cpus})`, `${ignored("--cpus")}; the host may lack the cpu cgroup controller`),
+    check("ulimits", p.nofile[1] <= 1024 && p.nproc[1] <= 1024, `nofile=${p.nofile.join(":")} nproc=${p.nproc.join(":")}`, ignored("--ulimit")),
+    check("environment allow-list", p.env.every((k) => ALLOWED_ENV.has(k)), p.env.join(" "), `the image sets variables that reach user code (${p.env.filter((k) => !ALLOWED_ENV.has(k)).join(", ")}): use an image without them, e.g. \`mcp-code-exec image build --offline\``),
   ];
 }
 

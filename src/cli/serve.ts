@@ -1,11 +1,11 @@
 /** `mcp-code-exec run`: MCP over stdio until the client goes away; never leaves a container behind. */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createApp, VERSION } from "../app.ts";
 import { renderError } from "../errors.ts";
 import { reapOrphans } from "../reaper.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
 import { createBridgeServer } from "../server/bridge-server.ts";
+import { StdioTransport } from "../server/stdio-transport.ts";
 
 export async function serve(): Promise<void> {
   const app = createApp();
@@ -41,7 +41,12 @@ export async function serve(): Promise<void> {
   process.stdin.on("end", () => void shutdown("stdin closed"));
   process.stdin.on("close", () => void shutdown("stdin closed"));
 
-  const transport = new StdioServerTransport();
+  const transport = new StdioTransport({
+    stdin: process.stdin,
+    stdout: process.stdout,
+    maxMessageBytes: config.maxMessageBytes,
+    onRefused: ({ reason, bytes, method, answered }) => log.warn("client message refused", { bytes, method, answered, reason: reason.slice(0, 200) }),
+  });
   transport.onclose = () => void shutdown("transport closed");
   server.server.oninitialized = () => {
     if (config.prewarm) session.warm();

@@ -153,6 +153,7 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_WORKSPACE_MODE: z.string().trim().toLowerCase().pipe(z.enum(["ro", "rw"])).describe("ro or rw"),
   MCP_BRIDGE_IMAGE_CAP: bytes("MCP_BRIDGE_IMAGE_CAP").describe("Largest image returned from a run"),
   MCP_BRIDGE_FILE_CAP: bytes("MCP_BRIDGE_FILE_CAP").describe("Largest file returned from /tmp/outputs/"),
+  MCP_BRIDGE_MAX_MESSAGE: bytes("MCP_BRIDGE_MAX_MESSAGE").describe("Largest MCP message read from the client; a larger one is answered with an error and skipped"),
   MCP_BRIDGE_TMPFS_SIZE: z
     .string()
     .trim()
@@ -191,6 +192,7 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_FILE_CAP: "1m",
   MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "60",
   MCP_BRIDGE_SHM_SIZE: "64m",
+  MCP_BRIDGE_MAX_MESSAGE: "16m",
 };
 
 export interface Config {
@@ -221,6 +223,7 @@ export interface Config {
   workspaceMode: "ro" | "rw";
   imageCap: number;
   fileCap: number;
+  maxMessageBytes: number;
 }
 
 /** Parse and validate the environment; throws one BridgeError listing every bad variable. */
@@ -275,6 +278,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     workspaceMode: values.MCP_BRIDGE_WORKSPACE_MODE as "ro" | "rw",
     imageCap: values.MCP_BRIDGE_IMAGE_CAP as number,
     fileCap: values.MCP_BRIDGE_FILE_CAP as number,
+    maxMessageBytes: values.MCP_BRIDGE_MAX_MESSAGE as number,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { BridgeError, EngineUnavailableError } from "../errors.ts";
 import type { AdapterFactory, AdapterOptions, EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
+import { enginePath } from "./engine-locations.ts";
 import { isAdapterPath, loadExternalAdapter } from "./external-adapter.ts";
 
 /** Built-in engines by name, each a literal import so the compiled binary carries it. */
@@ -65,7 +66,7 @@ export async function selectEngine(
     }
   }
   throw new BridgeError("ENGINE_UNAVAILABLE", "no container engine found", {
-    hint: `tried ${attempts.map((a) => `${a.engine} (${a.reason ?? "?"})`).join("; ")}. Install podman or docker, or run \`mcp-code-exec doctor\``,
+    hint: `tried ${attempts.map((a) => `${a.engine} (${a.reason ?? "?"})`).join("; ")}. Install podman (Debian/Ubuntu: apt-get install podman runc; macOS: brew install podman, then podman machine init --now) or Docker; \`mcp-code-exec doctor\` shows every place it looked`,
   });
 }
 
@@ -95,6 +96,7 @@ export function engineEnv(env: Record<string, string | undefined>): Record<strin
     const v = env[k];
     if (v !== undefined) out[k] = v;
   }
-  out.PATH ??= "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  // Desktop launchers give a minimal PATH: engines are also looked for where their installers put them.
+  out.PATH = enginePath(env);
   return out;
 }

@@ -4,14 +4,18 @@
  * stdin (byte-exact, so the protocol that follows on the same pipe is untouched) and executes it.
  */
 import DISPLAY_PY from "../../entrypoint/display.py" with { type: "text" };
+import INIT_PY from "../../entrypoint/init.py" with { type: "text" };
 import MCP_PACKAGE_PY from "../../entrypoint/mcp_package.py" with { type: "text" };
 import RUNTIME_PY from "../../entrypoint/runtime.py" with { type: "text" };
 
 /** Modules installed inside the sandbox, in order (JSON strings are valid Python string literals). */
 const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
 
-/** runtime.py, preceded by the sources of the modules it installs. */
-export const ENTRYPOINT_SOURCE: string = `EMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
+/**
+ * init.py (the container's own init: it forks, and only the child goes on), then runtime.py preceded by
+ * the sources of the modules it installs.
+ */
+export const ENTRYPOINT_SOURCE: string = `${INIT_PY}\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
 
 export const BOOTSTRAP = [
   "import os",
@@ -35,7 +39,10 @@ export function bootstrapPayload(source: string = ENTRYPOINT_SOURCE): Uint8Array
   return out;
 }
 
-/** The command inside the container: a hard lifetime cap around the interpreter. */
+/**
+ * The command inside the container: the interpreter reads the entrypoint, whose init (entrypoint/init.py)
+ * stays PID 1 and enforces the lifetime cap (argv[1], seconds) from outside the code's reach.
+ */
 export function containerCommand(lifetimeSec: number): string[] {
-  return ["timeout", "-s", "KILL", `${Math.ceil(lifetimeSec)}s`, "python3", "-I", "-c", BOOTSTRAP];
+  return ["python3", "-I", "-c", BOOTSTRAP, String(Math.ceil(lifetimeSec))];
 }

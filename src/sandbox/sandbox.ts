@@ -99,7 +99,7 @@ export class Sandbox {
       forgetContainer(deps.spec.name);
       throw new BridgeError("ENGINE_FAILED", `could not run ${command}: ${(err as Error).message}`, {
         source: deps.adapter.name,
-        hint: "is the engine still installed? run `mcp-code-exec doctor`",
+        hint: `check that ${command} still runs (reinstall the engine if not), or set MCP_BRIDGE_RUNTIME to another engine`,
         cause: err,
       });
     }
@@ -110,7 +110,7 @@ export class Sandbox {
       // the exit handler reports why
     }
     const timer = setTimeout(() => {
-      box.#ready.reject(new BridgeError("SANDBOX_START", `sandbox did not start within ${deps.startTimeoutMs / 1000}s`, { source: deps.adapter.name, hint: "run `mcp-code-exec doctor`" }));
+      box.#ready.reject(new BridgeError("SANDBOX_START", `sandbox did not start within ${deps.startTimeoutMs / 1000}s`, { source: deps.adapter.name, hint: `the engine is slow or stuck: see whether \`${deps.adapter.name} run --rm ${deps.spec.image} true\` finishes; an engine in a VM may still be booting` }));
     }, deps.startTimeoutMs);
     try {
       const ready = await box.#ready.promise;
@@ -323,18 +323,18 @@ function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
     return new BridgeError("IMAGE_MISSING", `image ${image} not found`, { source: engine, hint: deps.adapter.imageHint(image) });
   }
   if (/cgroups in hybrid mode|hybrid mode not supported/i.test(text)) {
-    return new BridgeError("SANDBOX_START", "crun cannot run on this hybrid cgroup v1 host", { source: engine, hint: 'install runc and set runtime = "runc" and cgroup_manager = "cgroupfs" in /etc/containers/containers.conf (or MCP_BRIDGE_OCI_RUNTIME=runc); see `mcp-code-exec doctor`' });
+    return new BridgeError("SANDBOX_START", "crun cannot run on this hybrid cgroup v1 host", { source: engine, hint: 'install runc and set runtime = "runc" and cgroup_manager = "cgroupfs" in /etc/containers/containers.conf (or MCP_BRIDGE_OCI_RUNTIME=runc)' });
   }
   if (/ulimit|rlimit|RLIMIT/i.test(text)) {
-    return new BridgeError("SANDBOX_START", `the engine could not apply resource limits: ${lastLines(text)}`, { source: engine, hint: "lower the nofile/nproc limits below the host's hard limits (`ulimit -Hn`, `ulimit -Hu`), see `mcp-code-exec doctor`" });
+    return new BridgeError("SANDBOX_START", `the engine could not apply resource limits: ${lastLines(text)}`, { source: engine, hint: "lower the nofile/nproc limits below the host's hard limits (`ulimit -Hn`, `ulimit -Hu`), or run the bridge as root" });
   }
   if (/unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {
     return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime ?? ""} is not known to ${engine}`, { source: engine, hint: `install it (e.g. apt-get install runsc) and register it with ${engine}, or unset MCP_BRIDGE_OCI_RUNTIME` });
   }
   if (/network enabled in root network namespace/i.test(text)) {
-    return new BridgeError("SANDBOX_START", "gVisor (runsc) could not set up its network stack on this host", { source: engine, hint: 'register runsc with the runtime argument --network=none, e.g. in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}} (scripts/start-dockerd.sh does this)' });
+    return new BridgeError("SANDBOX_START", "gVisor (runsc) could not set up its network stack on this host", { source: engine, hint: 'register runsc with the runtime argument --network=none, e.g. in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}}, then restart the engine' });
   }
-  return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, { source: engine, hint: "run `mcp-code-exec doctor`" });
+  return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, { source: engine, hint: `the engine's own message is above; \`${engine} run --rm ${image} true\` shows whether any container starts here` });
 }
 
 function lastLines(text: string): string {

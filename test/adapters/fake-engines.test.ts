@@ -20,8 +20,8 @@ const envWith = (PATH: string) => ({ ...engineEnv(process.env), PATH });
 /** The run argv docker-compatible engines share, for a spec without env or mounts (with or without --log-driver none). */
 function expectedRun(spec: ReturnType<typeof specFor>, logDriver: boolean): string[] {
   return [
-    // --init arrives with the zombie-reaping change; everything else is spelled out.
-    "--name", spec.name, "--rm", "-i", ...(hardeningFlags(spec).includes("--init") ? ["--init"] : []), "--pull", "never", "--network", "none", "--read-only", "--cap-drop", "ALL",
+    // No --init: the entrypoint is its own PID 1 (entrypoint/init.py).
+    "--name", spec.name, "--rm", "-i", "--pull", "never", "--network", "none", "--read-only", "--cap-drop", "ALL",
     "--security-opt", "no-new-privileges", "--user", "65534:65534", "--memory", "256m", "--memory-swap", "256m",
     "--pids-limit", "64", "--cpus", "1", "--tmpfs", "/tmp:rw,nosuid,nodev,size=16m,mode=1777", "--shm-size", "8m",
     "--ulimit", "nofile=512:512", "--ulimit", "nproc=512:512", "--ipc", "private", "--hostname", "sandbox",
@@ -72,12 +72,6 @@ describe.skipIf(!HAS_PODMAN)("nerdctl (fake: records arguments, no real nerdctl 
     const spec = specFor(IMAGE, { env: {} });
     expect(await adapter.runArgv(spec)).toEqual([old.binary, "run", ...expectedRun(spec, false)]);
     expect((await adapter.probe()).details.warning).toContain("log");
-  });
-
-  test("without tini on the host, --init (which needs it under nerdctl) is dropped", () => {
-    const flags = hardeningFlags(specFor(IMAGE));
-    expect(nerdctlRunFlags(flags, undefined, { details: { logDrivers: "none", init: "/usr/bin/tini" } })).toContain("--init");
-    expect(nerdctlRunFlags(flags, undefined, { details: { logDrivers: "none", init: "none" } })).not.toContain("--init");
   });
 
   test("gVisor is containerd's runsc shim; runc and explicit shim names pass through", () => {

@@ -133,6 +133,20 @@ export const ATTACKS: Attack[] = [
     title: "a daemon that double-forks to outlive the run",
     code: "pid = os.fork()\nif pid == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.execv('/bin/sleep', ['sleep', '31337'])\n    os._exit(0)\nos.waitpid(pid, 0)\ntime.sleep(0.3)\nverdict(True, 'daemon started; the host checks it dies with the sandbox')",
   },
+  {
+    id: "orphan-zombies",
+    family: "resources",
+    title: "300 orphans that die at once (over twice the pids limit), left for init to reap",
+    code: "made = 0\nfor _ in range(300):\n    pid = os.fork()\n    if pid == 0:\n        if os.fork() == 0:\n            os._exit(0)\n        os._exit(0)\n    os.waitpid(pid, 0)\n    made += 1\ntime.sleep(0.5)\nzombies = 0\nfor p in os.listdir('/proc'):\n    try:\n        zombies += p.isdigit() and ') Z' in open(f'/proc/{p}/stat').read()\n    except OSError:\n        pass\nverdict(made == 300 and zombies == 0, f'{made} orphans made, {zombies} zombies left; init is {open(\"/proc/1/comm\").read().strip()}')",
+    timeout: 60,
+  },
+  {
+    id: "signal-the-init",
+    family: "resources",
+    title: "SIGTERM, SIGKILL and /proc/1/mem at the sandbox's init (PID 1), the keeper of the lifetime cap",
+    code: "sent = {}\nfor s in (signal.SIGTERM, signal.SIGKILL):\n    try:\n        os.kill(1, s)\n        sent[s.name] = 'sent'\n    except OSError as e:\n        sent[s.name] = err(e)\ntime.sleep(0.3)\nstate = open('/proc/1/stat').read().rsplit(') ', 1)[1][0]\ntry:\n    open('/proc/1/mem', 'r+b')\n    mem = 'opened'\nexcept OSError as e:\n    mem = err(e)\nverdict(state in 'SR' and mem != 'opened', f'init state {state}, /proc/1/mem {mem}, signals {sent}')",
+    mayReset: true,
+  },
   // ---------------------------------------------------------------- network
   {
     id: "tcp-ipv4",

@@ -12,15 +12,41 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge, type BridgeHandle, type RunResult } from "../support/bridge.ts";
 import { listOurContainers, waitFor } from "../support/engines.ts";
-import { ENGINES, ROOT } from "../support/env.ts";
+import { ENGINES, IMAGE, ROOT } from "../support/env.ts";
 import { ATTACKS, fill, type Attack } from "./attacks.ts";
 import { runWeakened } from "./weakened.ts";
 
 const GVISOR = (process.env.MCP_TEST_GVISOR ?? "1") !== "0";
-const CONFIGS = ENGINES.flatMap((engine) => [
-  { name: engine, engine, env: {} as Record<string, string> },
+/** Attacks on what the sandbox's init does (reaping, surviving signals), for configs that only change the init. */
+const INIT_ATTACKS = ["double-fork-daemon", "orphan-zombies", "signal-the-init"];
+interface Config {
+  name: string;
+  engine: string;
+  env: Record<string, string>;
+  /** Only these attacks (all when absent). */
+  only?: string[];
+}
+const CONFIGS: Config[] = ENGINES.flatMap((engine): Config[] => [
+  { name: engine, engine, env: {} },
   ...(GVISOR ? [{ name: `${engine}+gVisor`, engine, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } }] : []),
+  // Podman's init helper (catatonit) made unavailable, as on hosts that installed podman without
+  // recommends: the sandbox must not need it.
+  ...(engine === "podman" ? [{ name: "podman, no init helper", engine, env: { CONTAINERS_CONF: noInitHelperConf() }, only: INIT_ATTACKS }] : []),
 ]);
+
+/** A containers.conf like the system's, with init_path pointing nowhere. */
+function noInitHelperConf(): string {
+  const file = join(mkdtempSync(join(tmpdir(), "mcx-noinit-")), "containers.conf");
+  let conf = "";
+  try {
+    conf = readFileSync("/etc/containers/containers.conf", "utf8");
+  } catch {
+    // no system file: podman's defaults plus ours
+  }
+  conf = /^\[engine\]/m.test(conf) ? conf.replace(/^\[engine\]\n/m, '[engine]\ninit_path = "/nonexistent/catatonit"\n') : `${conf}\n[engine]\ninit_path = "/nonexistent/catatonit"\n`;
+  writeFileSync(file, conf);
+  return file;
+}
 const RESULTS = new Map<string, Map<string, string>>(); // attack id -> config -> cell
 
 export interface Outcome {
@@ -57,7 +83,7 @@ function fromBridge(res: RunResult) {
 const hashOf = (p: string) => createHash("sha256").update(readFileSync(p)).digest("hex");
 const pgrep = (pattern: string) => Bun.spawnSync(["pgrep", "-f", pattern]).stdout.toString().trim();
 
-describe.each(CONFIGS)("attacks on $name", ({ name, engine, env }) => {
+describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
   const canary = `canary-${Math.random().toString(36).slice(2)}`;
   const home = mkdtempSync(join(tmpdir(), "mcx-sec-"));
   const canaryFiles = [join(home, ".ssh", "id_ed25519"), join(home, ".config", "mcp", "servers", "secrets.json")];
@@ -77,7 +103,7 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env }) => {
     await bridge?.close();
   });
 
-  for (const attack of ATTACKS) {
+  for (const attack of ATTACKS.filter((a) => !only || only.includes(a.id))) {
     test(`${attack.family}: ${attack.id} — ${attack.title}`, async () => {
       const code = fill(attack.code, { canary, hostHome: home, bridgePid: bridge.pid });
       const res = await bridge.run(code, { timeout: attack.timeout ?? 15, servers: attack.servers });
@@ -110,6 +136,15 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env }) => {
     await bridge.close();
     expect(await waitFor(async () => !(await listOurContainers(engine)).some((c) => c.owner.endsWith(`:${pid}`)), 30_000)).toBe(true);
     expect(await waitFor(async () => pgrep("sleep 31337") === "", 15_000)).toBe(true);
+  });
+});
+
+describe.skipIf(!ENGINES.includes("podman"))("the no-init-helper configuration", () => {
+  test("really has no init helper: podman's own --init fails under it", () => {
+    const conf = CONFIGS.find((c) => c.name === "podman, no init helper")!.env.CONTAINERS_CONF!;
+    const r = Bun.spawnSync(["podman", "run", "--rm", "--init", "--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024", IMAGE, "true"], { env: { ...process.env, CONTAINERS_CONF: conf } });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr.toString()).toMatch(/init/i);
   });
 });
 

@@ -65,6 +65,10 @@ describe("engine selection (fake engine CLIs on PATH)", () => {
 
   test("the engine CLI gets only what it needs from the bridge's environment", () => {
     const env = engineEnv({ PATH: "/bin", HOME: "/h", DOCKER_HOST: "unix:///x", GITHUB_TOKEN: "secret", AWS_SECRET_ACCESS_KEY: "s" });
-    expect(env).toEqual({ PATH: "/bin", HOME: "/h", DOCKER_HOST: "unix:///x" });
+    const { PATH, ...rest } = env;
+    expect(rest).toEqual({ HOME: "/h", DOCKER_HOST: "unix:///x" });
+    // The user's PATH first, then where engine installers put their CLIs (desktop launchers' PATH is minimal).
+    expect(PATH!.split(":")[0]).toBe("/bin");
+    expect(PATH!.split(":")).toEqual(expect.arrayContaining(["/usr/local/bin", "/usr/bin", "/h/.local/bin", "/opt/podman/bin"]));
   });
 });
