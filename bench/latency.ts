@@ -9,7 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { statSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { BINARY, bridgeEnv, IMAGE } from "../test/support/env.ts";
+import { BINARY } from "../test/support/binary.ts";
+import { bridgeEnv, IMAGE } from "../test/support/env.ts";
 
 const { values } = parseArgs({ args: Bun.argv.slice(2), options: { engines: { type: "string", default: "podman,docker" }, warm: { type: "string", default: "200" } } });
 const engines = values.engines!.split(",");

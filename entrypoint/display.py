@@ -12,7 +12,8 @@ import time
 
 import _mcp_host as _host
 
-OUTPUT_DIR = "/tmp/outputs"
+# /tmp/outputs in every sandbox; the test-only local engine gives each "container" its own folder.
+OUTPUT_DIR = os.environ.get("MCP_SANDBOX_OUTPUT_DIR", "/tmp/outputs")
 TABLE_ROWS = 20  # rows shown of a long DataFrame (half from the head, half from the tail)
 TABLE_COLS = 20
 TABLE_CELL = 50

@@ -49,14 +49,16 @@ class McpServerNotLoaded(McpError, LookupError):
     """The server exists but was not loaded for this session: pass servers=[...] to run_python."""
 
 
-def _error_from_host(err):
-    kind = err.get("kind")
-    cls = McpServerNotLoaded if kind == "not_loaded" else McpPolicyError if kind == "policy" else McpToolError if kind in ("timeout", "crashed", "start_failed", "protocol", "unknown_tool", "tool_error") else McpError
-    return cls(str(err.get("message")), server=err.get("server"), tool=err.get("tool"), kind=kind)
+def _error_factory(cls):
+    def make(err):
+        return cls(str(err.get("message")), server=err.get("server"), tool=err.get("tool"), kind=err.get("kind"))
+
+    return make
 
 
-for _kind in ("not_loaded", "timeout", "crashed", "start_failed", "protocol", "unknown_tool", "unknown_server", "bad_request", "closed", "policy"):
-    _host.ERROR_FACTORIES[_kind] = _error_from_host
+# Each error kind the host sends becomes the exception class PROTOCOL names (src/sandbox/protocol.ts).
+for _kind, _cls in _host.PROTOCOL["error_kinds"].items():
+    _host.ERROR_FACTORIES[_kind] = _error_factory(globals()[_cls])
 
 
 class _Blob:

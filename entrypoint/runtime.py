@@ -4,7 +4,8 @@
 # newline-delimited JSON frames on the same pipe. Before any user code runs, the protocol moves to
 # private, close-on-exec file descriptors and fds 0/1/2 are repointed (0 at /dev/null, 1 and 2 at
 # capture pipes), so nothing user code prints, whether from Python, a C extension or a subprocess,
-# can reach the protocol channel. Frames are documented in src/sandbox/frames.ts.
+# can reach the protocol channel. Frames are documented in src/sandbox/frames.ts; the frame kinds,
+# request methods and error kinds arrive with this file as PROTOCOL (src/sandbox/protocol.ts).
 import ast
 import asyncio
 import fcntl
@@ -17,10 +18,9 @@ import queue
 import signal
 import sys
 import threading
-import time
 import traceback
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = PROTOCOL["version"]  # noqa: F821 - defined before this file by the host
 ENTRYPOINT_FILE = "<mcp-entrypoint>"
 INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp>", "<_mcp_display>", "<mcp-signature>")
 MAX_VALUE_CHARS = 64 * 1024
@@ -314,22 +314,26 @@ def reader():
             handle_host_frame(frame)
 
 
+def _on_interrupt(frame):
+    with _interrupt_lock:
+        if CURRENT["id"] is not None and frame.get("id") == CURRENT["id"]:
+            CURRENT["interrupted"] = True
+            signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+        elif isinstance(frame.get("id"), int) and frame["id"] > CURRENT["last"] and len(EARLY_INTERRUPTS) < 1000:
+            # The run has not started yet (still queued here): it must not start at all.
+            EARLY_INTERRUPTS.add(frame["id"])
+
+
+# One handler per host frame kind in PROTOCOL["host_frames"].
+HOST_FRAME_HANDLERS = {"exec": lambda frame: RUNS.put(frame), "interrupt": _on_interrupt, "rpc_result": lambda frame: _resolve_rpc(frame)}
+
+
 def handle_host_frame(frame):
-    kind = frame.get("t")
-    if kind == "exec":
-        RUNS.put(frame)
-    elif kind == "interrupt":
-        with _interrupt_lock:
-            if CURRENT["id"] is not None and frame.get("id") == CURRENT["id"]:
-                CURRENT["interrupted"] = True
-                signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
-            elif isinstance(frame.get("id"), int) and frame["id"] > CURRENT["last"] and len(EARLY_INTERRUPTS) < 1000:
-                # The run has not started yet (still queued here): it must not start at all.
-                EARLY_INTERRUPTS.add(frame["id"])
-    elif kind == "rpc_result":
-        _resolve_rpc(frame)
-    elif kind == "shutdown":
-        os._exit(0)
+    handler = HOST_FRAME_HANDLERS.get(frame.get("t")) if isinstance(frame, dict) else None
+    if handler is None:
+        diag("unknown frame from host")
+        return
+    handler(frame)
 
 
 class _Builtins(dict):
@@ -361,6 +365,8 @@ def _install_modules():
     host.rpc = rpc
     host.rpc_sync = rpc_sync
     host.ERROR_FACTORIES = ERROR_FACTORIES
+    host.PROTOCOL = PROTOCOL  # noqa: F821
+    host.HOST_FRAME_HANDLERS = HOST_FRAME_HANDLERS
     host.RUN_HOOKS = RUN_HOOKS
     host.MISSING_NAME_HOOKS = MISSING_NAME_HOOKS
     host.RESULT_HOOKS = RESULT_HOOKS
@@ -456,7 +462,7 @@ def run_one(frame):
     with _interrupt_lock:
         if run_id in EARLY_INTERRUPTS:
             EARLY_INTERRUPTS.discard(run_id)
-            send({"t": "result", "id": run_id, "interrupted": True, "error": {"type": "KeyboardInterrupt", "message": "interrupted before it started", "traceback": ""}})
+            send({"t": "result", "id": run_id, "error": {"type": "KeyboardInterrupt", "message": "interrupted before it started", "traceback": ""}})
             return
         CURRENT["id"] = run_id
         CURRENT["interrupted"] = False
@@ -465,7 +471,6 @@ def run_one(frame):
     stream_to = run_id if frame.get("stream") is True else None
     for c in CAPTURES.values():
         c.start_run(cap, stream_to)
-    started = time.monotonic()
     out = {"t": "result", "id": run_id}
     try:
         try:
@@ -481,8 +486,6 @@ def run_one(frame):
                     G["_"] = value
                     out.update(_render_value(value))
         except BaseException as exc:  # noqa: B036 - user code may raise anything, SystemExit included
-            if isinstance(exc, KeyboardInterrupt) and CURRENT["interrupted"]:
-                out["interrupted"] = True
             out["error"] = _format_error(exc)
         for hook in RESULT_HOOKS:
             try:
@@ -503,7 +506,6 @@ def run_one(frame):
             out[name] = text
         if dropped:
             out[name + "_dropped"] = dropped
-    out["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
     send(out)
 
 
@@ -520,15 +522,14 @@ def main():
     G = user_globals()
     _install_modules()
     threading.Thread(target=reader, name="protocol-reader", daemon=True).start()
-    send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0], "pid": os.getpid()})
+    send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0]})
     while True:
         frame = RUNS.get()
         try:
             run_one(frame)
         except KeyboardInterrupt:
             # An interrupt that landed between runs: report the run as interrupted.
-            send({"t": "result", "id": frame.get("id"), "interrupted": True,
-                  "error": {"type": "KeyboardInterrupt", "message": "interrupted", "traceback": ""}})
+            send({"t": "result", "id": frame.get("id"), "error": {"type": "KeyboardInterrupt", "message": "interrupted", "traceback": ""}})
         except BaseException as exc:  # never let the loop die with the session
             diag("runtime error: %r" % (exc,))
             try:

@@ -9,7 +9,7 @@ import { loadPolicy, RunSlots, type Policy } from "./policy.ts";
 import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
 import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
-import { Session, type SessionDeps } from "./session.ts";
+import { Session, type SessionDeps } from "./session/session.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -67,17 +67,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         spawn: spawnChild,
         engineEnv: env,
         log,
-        rpcFor: (session) =>
-          createSandboxRpc({
-            pool: getPool(),
-            loaded: () => session.loadedServers,
-            toolTimeoutMs: config.toolTimeoutSec * 1000,
-            policy,
-            countToolCall: () => session.countToolCall(),
-            metrics,
-            log: () => session.runLog,
-            signal: () => session.runSignal,
-          }),
+        requests: createSandboxRpc({ pool: getPool(), toolTimeoutMs: config.toolTimeoutSec * 1000, policy, metrics }),
         metrics,
         policy,
         slots,

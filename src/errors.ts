@@ -10,7 +10,6 @@ export type ErrorCode =
   | "SANDBOX_START"
   | "SANDBOX_EXITED"
   | "SANDBOX_PROTOCOL"
-  | "TIMEOUT"
   | "INVALID_INPUT";
 
 export class BridgeError extends Error {

@@ -89,7 +89,7 @@ cli.help((sections) => {
   sections.push({
     title: "Environment",
     body: envTable()
-      .map((r) => `  ${r.name.padEnd(34)} ${r.description}${r.default ? ` (default: ${r.default})` : ""}`)
+      .map((r) => `  ${r.name.padEnd(34)} ${r.description}${r.default ? ` (default: ${r.default})` : ""}${r.fileKey ? ` [settings file: ${r.fileKey}]` : ""}`)
       .join("\n"),
   });
   return sections;

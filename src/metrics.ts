@@ -26,7 +26,14 @@ export class Metrics {
   #latencySum = 0;
   #dirty = false;
 
-  touch(): void {
+  /** Count one finished run_python call (undefined: the bridge itself failed). */
+  countRun(outcome: { error?: { type: string }; timedOut?: boolean; cancelled?: boolean; sessionReset?: string } | undefined): void {
+    this.runs++;
+    if (!outcome || outcome.error) this.runErrors++;
+    if (outcome?.timedOut) this.timeouts++;
+    if (outcome?.cancelled) this.cancellations++;
+    if (outcome?.sessionReset) this.sessionResets++;
+    if (outcome?.error?.type === "PolicyRefusal") this.policyRefusals++;
     this.#dirty = true;
   }
 

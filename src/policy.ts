@@ -2,24 +2,30 @@
  * What sandbox code may do beyond running Python: which servers and tools it may reach (glob allow and
  * deny lists, deny wins), how many tool calls a run may make, how many runs may execute at once, and how
  * large a run's code may be. From env variables, and the "policy" section of our own config file
- * ($XDG_CONFIG_HOME/mcp-code-exec/config.json, or MCP_BRIDGE_SETTINGS); env wins per field.
+ * ($XDG_CONFIG_HOME/mcp-code-exec/config.json, or MCP_BRIDGE_SETTINGS); env wins per field. Each
+ * field, its variable and its text are defined once, in config/env.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
+import { ENV_DEFAULTS, ENV_SCHEMA, envSetting, SETTINGS_FILE_KEYS, type EnvKey } from "./config/env.ts";
+import { formatIssues } from "./config/issues.ts";
 import { BridgeError } from "./errors.ts";
 
 const globs = z.array(z.string().min(1).max(300)).max(1000);
+const count = z.number().int().positive();
+const describe = (env: EnvKey) => ENV_SCHEMA[env].description ?? "";
 
+/** The `policy` section of our settings file; each field's text is its variable's (config/env.ts). */
 export const PolicySchema = z
   .object({
-    allowServers: globs.describe("Servers code may load (globs); default all"),
-    denyServers: globs.describe("Servers code may never load (globs); deny wins"),
-    allowTools: globs.describe('Tools code may call, as "server/tool" or "tool" globs; default all'),
-    denyTools: globs.describe("Tools code may never call; deny wins"),
-    maxToolCallsPerRun: z.number().int().positive().describe("Proxied tool calls one run may make"),
-    maxConcurrentRuns: z.number().int().positive().describe("run_python calls executing at once, across sessions"),
-    maxCodeBytes: z.number().int().positive().describe("Largest code one run may send"),
+    allowServers: globs.describe(describe("MCP_BRIDGE_ALLOW_SERVERS")),
+    denyServers: globs.describe(describe("MCP_BRIDGE_DENY_SERVERS")),
+    allowTools: globs.describe(describe("MCP_BRIDGE_ALLOW_TOOLS")),
+    denyTools: globs.describe(describe("MCP_BRIDGE_DENY_TOOLS")),
+    maxToolCallsPerRun: count.describe(describe("MCP_BRIDGE_MAX_TOOL_CALLS")),
+    maxConcurrentRuns: count.describe(describe("MCP_BRIDGE_MAX_CONCURRENT_RUNS")),
+    maxCodeBytes: count.describe(describe("MCP_BRIDGE_MAX_CODE_BYTES")),
   })
   .partial()
   .strict();
@@ -38,25 +44,12 @@ export interface Policy {
   sources: Partial<Record<keyof PolicyInput, string>>;
 }
 
-export const POLICY_DEFAULTS: Omit<Policy, "sources"> = {
-  allowServers: ["*"],
-  denyServers: [],
-  allowTools: ["*"],
-  denyTools: [],
-  maxToolCallsPerRun: 10_000,
-  maxConcurrentRuns: 4,
-  maxCodeBytes: 1024 * 1024,
-};
+/** Each policy field and the variable that sets it (the settings file's key is `policy.<field>`). */
+const FIELD_ENV = Object.fromEntries(Object.entries(SETTINGS_FILE_KEYS).map(([env, key]) => [key.slice("policy.".length), env])) as Record<keyof PolicyInput, EnvKey>;
 
-const ENV_FIELDS: Record<string, keyof PolicyInput> = {
-  MCP_BRIDGE_ALLOW_SERVERS: "allowServers",
-  MCP_BRIDGE_DENY_SERVERS: "denyServers",
-  MCP_BRIDGE_ALLOW_TOOLS: "allowTools",
-  MCP_BRIDGE_DENY_TOOLS: "denyTools",
-  MCP_BRIDGE_MAX_TOOL_CALLS: "maxToolCallsPerRun",
-  MCP_BRIDGE_MAX_CONCURRENT_RUNS: "maxConcurrentRuns",
-  MCP_BRIDGE_MAX_CODE_BYTES: "maxCodeBytes",
-};
+export const POLICY_DEFAULTS: Omit<Policy, "sources"> = Object.fromEntries(
+  Object.entries(FIELD_ENV).map(([field, env]) => [field, envSetting({}, env).value ?? (ENV_DEFAULTS[env] === undefined ? [] : undefined)]),
+) as Omit<Policy, "sources">;
 
 export function settingsPath(env: Record<string, string | undefined>, home: string): string {
   return env.MCP_BRIDGE_SETTINGS?.trim() || join(env.XDG_CONFIG_HOME?.trim() || join(home, ".config"), "mcp-code-exec", "config.json");
@@ -82,24 +75,17 @@ export function loadPolicy(env: Record<string, string | undefined>, home: string
       throw new BridgeError("CONFIG", `${file}: not valid JSON: ${(err as Error).message}`);
     }
     const parsed = z.object({ policy: PolicySchema.optional() }).passthrough().safeParse(json);
-    if (!parsed.success) {
-      throw new BridgeError("CONFIG", `${file}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-    }
+    if (!parsed.success) throw new BridgeError("CONFIG", `${file}: ${formatIssues(parsed.error.issues)}`);
     for (const [k, v] of Object.entries(parsed.data.policy ?? {})) {
       (policy as unknown as Record<string, unknown>)[k] = v;
       policy.sources[k as keyof PolicyInput] = `${file}: policy.${k}`;
     }
   }
-  for (const [name, field] of Object.entries(ENV_FIELDS)) {
-    const value = env[name]?.trim();
-    if (!value) continue;
-    if (field.startsWith("max")) {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n <= 0) throw new BridgeError("CONFIG", `${name}=${JSON.stringify(value)}: expected a whole number greater than 0`);
-      (policy as unknown as Record<string, unknown>)[field] = n;
-    } else {
-      (policy as unknown as Record<string, unknown>)[field] = value.split(",").map((s) => s.trim()).filter(Boolean);
-    }
+  for (const [field, name] of Object.entries(FIELD_ENV) as Array<[keyof PolicyInput, EnvKey]>) {
+    const { value, set, problem } = envSetting(env, name);
+    if (!set) continue;
+    if (problem) throw new BridgeError("CONFIG", problem, { hint: "fix or unset it (see `mcp-code-exec --help`)" });
+    (policy as unknown as Record<string, unknown>)[field] = value;
     policy.sources[field] = name;
   }
   return policy;
@@ -124,15 +110,16 @@ function glob(pattern: string): RegExp {
   return re;
 }
 
+/** The rule's name as the settings file spells it, and where its value came from. */
 function where(policy: Policy, field: keyof PolicyInput): string {
-  return policy.sources[field] ?? "default";
+  return `${field} (${policy.sources[field] ?? `default; set ${FIELD_ENV[field]} or policy.${field}`})`;
 }
 
 export function serverRefusal(policy: Policy, server: string): PolicyRefusal | undefined {
   const denied = policy.denyServers.find((p) => glob(p).test(server));
-  if (denied) return new PolicyRefusal(`server ${server} matches deny_servers "${denied}" (${where(policy, "denyServers")})`);
+  if (denied) return new PolicyRefusal(`server ${server} matches "${denied}" in ${where(policy, "denyServers")}`);
   if (!policy.allowServers.some((p) => glob(p).test(server))) {
-    return new PolicyRefusal(`server ${server} is not in allow_servers [${policy.allowServers.join(", ")}] (${where(policy, "allowServers")})`);
+    return new PolicyRefusal(`server ${server} is not in [${policy.allowServers.join(", ")}] of ${where(policy, "allowServers")}`);
   }
   return undefined;
 }
@@ -143,9 +130,9 @@ export function toolRefusal(policy: Policy, server: string, tool: string): Polic
   if (server_) return server_;
   const matches = (p: string) => (p.includes("/") ? glob(p).test(`${server}/${tool}`) : glob(p).test(tool));
   const denied = policy.denyTools.find(matches);
-  if (denied) return new PolicyRefusal(`tool ${server}/${tool} matches deny_tools "${denied}" (${where(policy, "denyTools")})`);
+  if (denied) return new PolicyRefusal(`tool ${server}/${tool} matches "${denied}" in ${where(policy, "denyTools")}`);
   if (!policy.allowTools.some(matches)) {
-    return new PolicyRefusal(`tool ${server}/${tool} is not in allow_tools [${policy.allowTools.join(", ")}] (${where(policy, "allowTools")})`);
+    return new PolicyRefusal(`tool ${server}/${tool} is not in [${policy.allowTools.join(", ")}] of ${where(policy, "allowTools")}`);
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import { createApp } from "../app.ts";
 import { BridgeError } from "../errors.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainersSync } from "../sandbox/live-containers.ts";
+import { checkRunRequest } from "../server/request-checks.ts";
 
 export interface ExecOptions {
   code?: string;
@@ -17,6 +18,8 @@ export async function exec(opts: ExecOptions): Promise<number> {
   const code = opts.code ?? readSource(opts.file);
   // A person at a terminal wants the result, not the bridge's INFO lines.
   const app = createApp({ ...process.env, MCP_BRIDGE_LOG_LEVEL: process.env.MCP_BRIDGE_LOG_LEVEL ?? "WARNING" });
+  const problem = checkRunRequest({ timeout: opts.timeout, servers: opts.servers }, app.config, app.pool);
+  if (problem) throw new BridgeError("INVALID_INPUT", problem.replace(/^\[mcp-code-exec\] /, ""));
   const session = app.newSession();
   process.on("exit", removeAllContainersSync);
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {

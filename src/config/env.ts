@@ -62,6 +62,12 @@ const positiveInt = (name: string) =>
     .transform(Number)
     .refine((n) => n > 0, `${name}: must be greater than 0`);
 
+const globList = (name: string) =>
+  z
+    .string()
+    .transform((raw) => raw.split(",").map((s) => s.trim()).filter(Boolean))
+    .refine((l) => l.every((g) => g.length <= 300), `${name}: each pattern at most 300 characters`);
+
 const flag = z
   .string()
   .trim()
@@ -114,7 +120,7 @@ export const ENV_SCHEMA = {
     "Stop the sandbox after this many idle seconds (state is lost)",
   ),
   MCP_BRIDGE_CONTAINER_LIFETIME: seconds("MCP_BRIDGE_CONTAINER_LIFETIME").describe(
-    "Hard cap on a sandbox's life, enforced inside the container even if the bridge dies",
+    "Hard cap on a sandbox's life, enforced by the sandbox's own init even if the bridge dies",
   ),
   MCP_BRIDGE_STATE_DIR: z.string().trim().min(1).describe("Where caches and state live"),
   MCP_BRIDGE_OUTPUT_MODE: z
@@ -166,9 +172,39 @@ export const ENV_SCHEMA = {
     .toLowerCase()
     .regex(/^\d+[kmg]?$/, "expected a size like 64m")
     .describe("Size of the sandbox's /dev/shm"),
+  MCP_BRIDGE_ALLOW_SELF_SERVER: flag.describe("Allow MCP config entries that launch this bridge again (skipped by default)"),
+  MCP_BRIDGE_SETTINGS: z.string().trim().min(1).describe("Our settings file (the `policy` section)"),
+  MCP_BRIDGE_ALLOW_SERVERS: globList("MCP_BRIDGE_ALLOW_SERVERS").describe("Servers code may load, comma-separated globs (all when unset)"),
+  MCP_BRIDGE_DENY_SERVERS: globList("MCP_BRIDGE_DENY_SERVERS").describe("Servers code may never load, comma-separated globs; deny wins"),
+  MCP_BRIDGE_ALLOW_TOOLS: globList("MCP_BRIDGE_ALLOW_TOOLS").describe('Tools code may call, as "server/tool" or "tool" globs (all when unset)'),
+  MCP_BRIDGE_DENY_TOOLS: globList("MCP_BRIDGE_DENY_TOOLS").describe("Tools code may never call; deny wins"),
+  MCP_BRIDGE_MAX_TOOL_CALLS: positiveInt("MCP_BRIDGE_MAX_TOOL_CALLS").describe("Proxied tool calls one run may make"),
+  MCP_BRIDGE_MAX_CONCURRENT_RUNS: positiveInt("MCP_BRIDGE_MAX_CONCURRENT_RUNS").describe("run_python calls executing at once, across sessions"),
+  MCP_BRIDGE_MAX_CODE_BYTES: positiveInt("MCP_BRIDGE_MAX_CODE_BYTES").describe("Largest code one run may send, in bytes"),
+  MCP_BRIDGE_OFFLINE_IMAGE: z.string().trim().min(1).describe("Name `image build --offline` gives the image it builds"),
+  MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
 } as const;
 
-type EnvKey = keyof typeof ENV_SCHEMA;
+/** Defaults computed at run time, as help and README show them. */
+const DEFAULTS_SHOWN: Partial<Record<keyof typeof ENV_SCHEMA, string>> = {
+  MCP_BRIDGE_RUNTIME: "auto",
+  MCP_BRIDGE_STATE_DIR: "$XDG_STATE_HOME/mcp-code-exec",
+  MCP_BRIDGE_OCI_RUNTIME: "engine default",
+  MCP_BRIDGE_SETTINGS: "$XDG_CONFIG_HOME/mcp-code-exec/config.json",
+};
+
+/** Settings that also live in our settings file: the variable wins, per field. */
+export const SETTINGS_FILE_KEYS = {
+  MCP_BRIDGE_ALLOW_SERVERS: "policy.allowServers",
+  MCP_BRIDGE_DENY_SERVERS: "policy.denyServers",
+  MCP_BRIDGE_ALLOW_TOOLS: "policy.allowTools",
+  MCP_BRIDGE_DENY_TOOLS: "policy.denyTools",
+  MCP_BRIDGE_MAX_TOOL_CALLS: "policy.maxToolCallsPerRun",
+  MCP_BRIDGE_MAX_CONCURRENT_RUNS: "policy.maxConcurrentRuns",
+  MCP_BRIDGE_MAX_CODE_BYTES: "policy.maxCodeBytes",
+} as const satisfies Partial<Record<keyof typeof ENV_SCHEMA, string>>;
+
+export type EnvKey = keyof typeof ENV_SCHEMA;
 
 export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_IMAGE: "python:3.13-slim",
@@ -193,6 +229,13 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "60",
   MCP_BRIDGE_SHM_SIZE: "64m",
   MCP_BRIDGE_MAX_MESSAGE: "16m",
+  MCP_BRIDGE_ALLOW_SERVERS: "*",
+  MCP_BRIDGE_ALLOW_TOOLS: "*",
+  MCP_BRIDGE_MAX_TOOL_CALLS: "10000",
+  MCP_BRIDGE_MAX_CONCURRENT_RUNS: "4",
+  MCP_BRIDGE_MAX_CODE_BYTES: "1048576",
+  MCP_BRIDGE_OFFLINE_IMAGE: "mcp-code-exec-sandbox:bookworm",
+  MCP_BRIDGE_IMAGE_CACHE: "/var/cache/mcp-code-exec",
 };
 
 export interface Config {
@@ -226,19 +269,24 @@ export interface Config {
   maxMessageBytes: number;
 }
 
+/** One variable's value (set, else its default), parsed; `problem` names the variable and its value. */
+export function envSetting(env: Record<string, string | undefined>, key: EnvKey): { value?: unknown; set: boolean; problem?: string } {
+  const set = Boolean(env[key]?.trim());
+  const raw = set ? env[key] : ENV_DEFAULTS[key];
+  if (raw === undefined) return { set };
+  const parsed = (ENV_SCHEMA[key] as z.ZodType).safeParse(raw);
+  if (parsed.success) return { value: parsed.data, set };
+  return { set, problem: `${key}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message.replace(`${key}: `, "")).join("; ")}` };
+}
+
 /** Parse and validate the environment; throws one BridgeError listing every bad variable. */
 export function loadConfig(env: Record<string, string | undefined>, home: string): Config {
   const values: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const key of Object.keys(ENV_SCHEMA) as EnvKey[]) {
-    const raw = env[key]?.trim() ? env[key] : ENV_DEFAULTS[key];
-    if (raw === undefined) continue;
-    const parsed = (ENV_SCHEMA[key] as z.ZodType).safeParse(raw);
-    if (parsed.success) values[key] = parsed.data;
-    else {
-      const detail = parsed.error.issues.map((i) => i.message.replace(`${key}: `, "")).join("; ");
-      problems.push(`${key}=${JSON.stringify(raw)}: ${detail}`);
-    }
+    const { value, problem } = envSetting(env, key);
+    if (problem) problems.push(problem);
+    else if (value !== undefined) values[key] = value;
   }
   const timeout = values.MCP_BRIDGE_TIMEOUT as number | undefined;
   const max = values.MCP_BRIDGE_MAX_TIMEOUT as number | undefined;
@@ -303,11 +351,22 @@ function defaultStateDir(env: Record<string, string | undefined>, home: string):
   return `${xdg || `${home}/.local/state`}/mcp-code-exec`;
 }
 
-/** Rows for help output and README: variable, default, description. */
-export function envTable(): Array<{ name: string; default: string; description: string }> {
+/** Rows for help output and README: variable, default, description, and its settings-file key. */
+export function envTable(): Array<{ name: string; default: string; description: string; fileKey?: string }> {
   return (Object.keys(ENV_SCHEMA) as EnvKey[]).map((name) => ({
     name,
-    default: ENV_DEFAULTS[name] ?? "",
+    default: ENV_DEFAULTS[name] ?? DEFAULTS_SHOWN[name] ?? "",
     description: ENV_SCHEMA[name].description ?? "",
+    fileKey: (SETTINGS_FILE_KEYS as Partial<Record<EnvKey, string>>)[name],
   }));
+}
+
+/** The README's table of variables, generated from the schema (test/unit/env-config.test.ts compares). */
+export function envMarkdownTable(): string {
+  const cell = (s: string) => s.replaceAll("|", "\\|");
+  return [
+    "| variable | default | meaning |",
+    "| --- | --- | --- |",
+    ...envTable().map((r) => `| \`${r.name}\` | ${r.default ? `\`${cell(r.default)}\`` : ""} | ${cell(r.description)}${r.fileKey ? ` (settings file: \`${r.fileKey}\`)` : ""} |`),
+  ].join("\n");
 }

@@ -5,7 +5,7 @@
  * as ImageContent and embedded resources (see `attachments`).
  */
 import { encode as toonEncode } from "@toon-format/toon";
-import type { RunOutcome } from "../session.ts";
+import type { RunOutcome } from "../session/outcome.ts";
 
 export interface RenderedResult {
   text: string;

@@ -7,15 +7,16 @@ import DISPLAY_PY from "../../entrypoint/display.py" with { type: "text" };
 import INIT_PY from "../../entrypoint/init.py" with { type: "text" };
 import MCP_PACKAGE_PY from "../../entrypoint/mcp_package.py" with { type: "text" };
 import RUNTIME_PY from "../../entrypoint/runtime.py" with { type: "text" };
+import { PROTOCOL } from "./protocol.ts";
 
 /** Modules installed inside the sandbox, in order (JSON strings are valid Python string literals). */
 const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
 
 /**
  * init.py (the container's own init: it forks, and only the child goes on), then runtime.py preceded by
- * the sources of the modules it installs.
+ * the protocol contract (protocol.ts) and the sources of the modules it installs.
  */
-export const ENTRYPOINT_SOURCE: string = `${INIT_PY}\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
+export const ENTRYPOINT_SOURCE: string = `${INIT_PY}\nPROTOCOL = __import__("json").loads(${JSON.stringify(JSON.stringify(PROTOCOL))})\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
 
 export const BOOTSTRAP = [
   "import os",

@@ -3,13 +3,16 @@
  * Everything the sandbox sends is untrusted: each frame is size-capped and validated here, and a bad
  * frame is reported with context, never a crash.
  *
- * host -> sandbox: exec {id, code, output_cap}, interrupt {id}, rpc_result {id, ok, value|error}, shutdown
- * sandbox -> host: ready {protocol, python, pid}, result {id, stdout?, stderr?, *_dropped?, value?,
- *                  error?, interrupted?, duration_ms?}, rpc {id, run, method, params}
+ * host -> sandbox: exec {id, code, output_cap, stream, ...}, interrupt {id}, rpc_result {id, ok, value|error}
+ * sandbox -> host: ready {protocol, python}, output {id, stream, text}, rpc {id, run, method, params},
+ *                  result {id, stdout?, stderr?, *_dropped?, value?, error?, images?, files?,
+ *                  display_notes?, table?}
+ * The kinds, request methods and error kinds are defined once, in protocol.ts.
  */
 import * as z from "zod";
+import { formatIssues } from "../config/issues.ts";
 
-export const PROTOCOL_VERSION = 1;
+export { PROTOCOL_VERSION } from "./protocol.ts";
 /** Largest frame the host accepts from the sandbox. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -17,7 +20,6 @@ export const ReadyFrameSchema = z.object({
   t: z.literal("ready"),
   protocol: z.number().int().describe("Entry-point protocol version"),
   python: z.string().max(64).describe("Python version inside the sandbox"),
-  pid: z.number().int().optional(),
 });
 
 export const ErrorInfoSchema = z.object({
@@ -68,8 +70,6 @@ export const ResultFrameSchema = z.object({
   stderr_dropped: z.number().int().nonnegative().optional(),
   value: z.string().optional().describe("repr() of the trailing expression"),
   error: ErrorInfoSchema.optional(),
-  interrupted: z.boolean().optional(),
-  duration_ms: z.number().nonnegative().optional(),
   images: z.array(ImageSchema).max(32).optional(),
   files: z.array(OutputFileSchema).max(100).optional(),
   display_notes: z.array(z.string().max(1000)).max(100).optional(),
@@ -108,8 +108,7 @@ export type HostFrame =
   | { t: "exec"; id: number; code: string; output_cap: number; [extra: string]: unknown }
   | { t: "interrupt"; id: number }
   | { t: "rpc_result"; id: string; ok: true; value: unknown }
-  | { t: "rpc_result"; id: string; ok: false; error: { kind?: string; message: string; [k: string]: unknown } }
-  | { t: "shutdown" };
+  | { t: "rpc_result"; id: string; ok: false; error: { kind?: string; message: string; [k: string]: unknown } };
 
 export function encodeFrame(frame: HostFrame): string {
   return `${JSON.stringify(frame)}\n`;
@@ -127,7 +126,7 @@ export function decodeFrame(line: string): DecodeResult {
   }
   const parsed = SandboxFrameSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(frame)"}: ${i.message}`).join("; ");
+    const issues = formatIssues(parsed.error.issues, { whole: "(frame)" });
     return { ok: false, error: `invalid frame: ${issues}: ${preview(line)}` };
   }
   return { ok: true, frame: parsed.data };

@@ -10,8 +10,9 @@ import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { attachments, type Renderer } from "../render/render.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Session } from "../session.ts";
+import type { Session } from "../session/session.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
+import { checkRunRequest } from "./request-checks.ts";
 import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
 
 export const TOOL_NAME = "run_python";
@@ -63,9 +64,8 @@ export function createBridgeServer(deps: BridgeServerDeps): McpServer {
       },
     },
     async (args, extra) => {
-      const problem = checkTimeout(args.timeout, config);
-      const unknown = problem ? undefined : unknownServers(args.servers, deps.pool());
-      if (problem || unknown) return { content: [{ type: "text", text: (problem ?? unknown)! }], isError: true };
+      const problem = checkRunRequest(args, config, deps.pool);
+      if (problem) return { content: [{ type: "text", text: problem }], isError: true };
       try {
         const progressToken = extra._meta?.progressToken;
         const progress = progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification);
@@ -136,21 +136,4 @@ function progressSender(token: string | number, send: (n: ServerNotification) =>
       return flushNow();
     },
   };
-}
-
-function unknownServers(servers: string[] | undefined, pool: UpstreamPool): string | undefined {
-  if (!servers?.length) return undefined;
-  const names = new Set(pool.entries().map((e) => e.name));
-  const bad = servers.filter((s) => !names.has(s));
-  if (!bad.length) return undefined;
-  return `[mcp-code-exec] unknown MCP server(s): ${bad.join(", ")}. Configured: ${[...names].join(", ") || "none (see \`mcp-code-exec servers\`)"}`;
-}
-
-function checkTimeout(timeout: number | undefined, config: Config): string | undefined {
-  if (timeout === undefined) return undefined;
-  if (!Number.isFinite(timeout) || timeout <= 0) return `[mcp-code-exec] timeout must be a positive number of seconds; got ${timeout}`;
-  if (timeout > config.maxTimeoutSec) {
-    return `[mcp-code-exec] timeout ${timeout}s is above the maximum of ${config.maxTimeoutSec}s (MCP_BRIDGE_MAX_TIMEOUT); ask for at most ${config.maxTimeoutSec}, or split the work into several calls (state persists between them)`;
-  }
-  return undefined;
 }

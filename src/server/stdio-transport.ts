@@ -8,6 +8,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { formatIssues } from "../config/issues.ts";
 import { RequestIdScanner } from "./request-id-scanner.ts";
 
 export interface StdioTransportOptions {
@@ -102,7 +103,7 @@ export class StdioTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.#refuse(scan(line), size, ErrorCode.InvalidRequest, `the message is not a JSON-RPC 2.0 request, notification or response: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(message)"}: ${i.message}`).slice(0, 3).join("; ")}`);
+      this.#refuse(scan(line), size, ErrorCode.InvalidRequest, `the message is not a JSON-RPC 2.0 request, notification or response: ${formatIssues(parsed.error.issues, { whole: "(message)", max: 3 })}`);
       return;
     }
     this.onmessage?.(parsed.data);

@@ -5,9 +5,11 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
+import { formatIssues } from "../config/issues.ts";
 import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
-import type { Logger } from "../log.ts";
+import { RUNTIME_HELPERS, type RpcMethod } from "../sandbox/protocol.ts";
+import type { RequestHandler, RunScope } from "../session/request-gate.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, toolRefusal, type Policy } from "../policy.ts";
 import type { UpstreamPool } from "./pool.ts";
@@ -29,26 +31,17 @@ const PARAMS = {
     args: z.record(z.string(), z.unknown(), { error: "arguments must be an object (a dict of keyword arguments)" }),
   }),
   capabilities: z.object({}),
-} as const;
-
-export type RpcMethod = keyof typeof PARAMS;
+} as const satisfies Record<RpcMethod, z.ZodType>;
 
 export interface SandboxRpcContext {
   pool: UpstreamPool;
   policy?: Policy;
-  /** Counts a tool call against the run's budget; throws PolicyRefusal past it. */
-  countToolCall?: () => void;
   metrics?: Metrics;
-  /** The current run's logger (carries its request id). */
-  log?: () => Logger;
-  /** Aborted when the current run ends: its proxied calls are cancelled upstream. */
-  signal?: () => AbortSignal;
-  /** Servers loaded for this session (run_python's `servers`). */
-  loaded: () => ReadonlySet<string>;
   toolTimeoutMs: number;
 }
 
-export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => Promise<unknown> {
+/** The handler of requests from sandbox code; what it knows of the asking run comes with each request. */
+export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
   const { pool } = ctx;
   let callCounter = 0;
 
@@ -79,18 +72,18 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
     return found;
   };
 
-  const handlers: { [M in RpcMethod]: (p: z.infer<(typeof PARAMS)[M]>) => Promise<unknown> } = {
-    async "servers.discovered"() {
-      const loaded = ctx.loaded();
+  const handlers: { [M in RpcMethod]: (p: z.infer<(typeof PARAMS)[M]>, run: RunScope) => Promise<unknown> } = {
+    async "servers.discovered"(_p, run) {
+      const loaded = run.loaded;
       return pool.entries().map((e) => ({ name: e.name, alias: e.alias, type: e.transport.type, source: e.source, loaded: loaded.has(e.name) }));
     },
-    async "servers.loaded"() {
-      const loaded = ctx.loaded();
-      return pool.entries().filter((e) => loaded.has(e.name)).map((e) => describe(e.name));
+    async "servers.loaded"(_p, run) {
+      const loaded = run.loaded;
+      return pool.entries().filter((e) => loaded.has(e.name)).map((e) => describe(e.name, loaded));
     },
-    async "servers.describe"({ name: server }) {
+    async "servers.describe"({ name: server }, run) {
       needServer(server);
-      return describe(server);
+      return describe(server, run.loaded);
     },
     async "tools.list"({ server }) {
       needServer(server, { starts: true });
@@ -101,9 +94,9 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
       if (tool) return renderToolDoc(await needTool(server, tool), detail);
       return (await pool.tools(server)).map((t) => renderToolDoc(t, detail));
     },
-    async "tools.search"({ query, limit }) {
+    async "tools.search"({ query, limit }, run) {
       const { index, errors } = await pool.searchIndex((name) => !ctx.policy || !serverRefusal(ctx.policy, name));
-      const loaded = ctx.loaded();
+      const loaded = run.loaded;
       // Tools the policy refuses are not offered: ask for more hits and drop them.
       const allowed = (h: { server: string; name: string }) => !ctx.policy || !toolRefusal(ctx.policy, h.server, h.name);
       const hits = index
@@ -113,44 +106,44 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
         .map((h) => ({ server: h.server, tool: h.name, summary: h.summary, loaded: loaded.has(h.server) }));
       return { hits, errors };
     },
-    async "tools.proxy_specs"({ server }) {
+    async "tools.proxy_specs"({ server }, run) {
       needServer(server, { starts: true });
-      if (!ctx.loaded().has(server)) throw notLoaded(server);
+      if (!run.loaded.has(server)) throw notLoaded(server);
       return (await pool.tools(server)).map((t) => {
         const py = pythonIdentifier(t.name);
         return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py }), arg_map: argNameMap(t) };
       });
     },
-    async "tools.call"({ server, tool, args }) {
+    async "tools.call"({ server, tool, args }, run) {
       const callId = `call-${++callCounter}`;
-      const log = ctx.log?.().child({ call: callId, server, tool });
+      const log = run.log.child({ call: callId, server, tool });
       const t0 = performance.now();
       try {
         needServer(server);
         const refusal = ctx.policy && toolRefusal(ctx.policy, server, tool);
         if (refusal) throw refusal;
-        if (!ctx.loaded().has(server)) throw notLoaded(server);
-        ctx.countToolCall?.();
+        if (!run.loaded.has(server)) throw notLoaded(server);
+        run.countToolCall();
         await needTool(server, tool);
-        const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs, ctx.signal?.());
+        const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs, run.signal);
         const ms = performance.now() - t0;
         ctx.metrics?.recordProxiedCall(ms, result.isError !== true);
-        log?.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });
+        log.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });
         return result;
       } catch (err) {
         const ms = performance.now() - t0;
         if (err instanceof PolicyRefusal && ctx.metrics) ctx.metrics.policyRefusals++;
         ctx.metrics?.recordProxiedCall(ms, false);
-        log?.info("proxied call failed", { ms: Math.round(ms), error: (err as Error).message });
+        log.info("proxied call failed", { ms: Math.round(ms), error: (err as Error).message });
         throw err;
       }
     },
-    async capabilities() {
-      return capabilitySummary(pool, ctx.loaded());
+    async capabilities(_p, run) {
+      return capabilitySummary(pool, run.loaded);
     },
   };
 
-  function describe(server: string) {
+  function describe(server: string, loaded: ReadonlySet<string>) {
     const e = pool.entry(server)!;
     const up = pool.server(server)!;
     const t = e.transport;
@@ -164,7 +157,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
       ...(t.type === "stdio" ? { command: t.command, arg_count: t.args.length, env_keys: Object.keys(t.env) } : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
       source: e.source,
       shadowed: e.shadowed,
-      loaded: ctx.loaded().has(server),
+      loaded: loaded.has(server),
       status: up.status,
       restarts: up.restarts,
       last_error: up.lastError,
@@ -172,15 +165,15 @@ export function createSandboxRpc(ctx: SandboxRpcContext): (frame: RpcFrame) => P
     };
   }
 
-  return async (frame: RpcFrame) => {
+  return async (frame: RpcFrame, run: RunScope) => {
     const method = frame.method as RpcMethod;
     const schema = PARAMS[method];
     if (!schema) throw new UpstreamError("bad_request", `unknown request ${JSON.stringify(frame.method)}`);
     const parsed = schema.safeParse(frame.params ?? {});
     if (!parsed.success) {
-      throw new UpstreamError("bad_request", parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; "));
+      throw new UpstreamError("bad_request", formatIssues(parsed.error.issues));
     }
-    return (handlers[method] as (p: unknown) => Promise<unknown>)(parsed.data);
+    return (handlers[method] as (p: unknown, run: RunScope) => Promise<unknown>)(parsed.data, run);
   };
 }
 
@@ -210,14 +203,7 @@ export function capabilitySummary(pool: UpstreamPool, loaded: ReadonlySet<string
 
 export const HELPER_LINES = [
   "from mcp import runtime:",
-  "  runtime.list_servers_sync() / await runtime.list_servers()      configured server names",
-  "  runtime.discovered_servers()                                     name, alias, type, source, loaded",
-  "  runtime.describe_server(name)                                    transport, source file, status, tool count",
-  "  runtime.list_loaded_server_metadata()                            the same for loaded servers",
-  "  runtime.search_tool_docs_sync(query, limit=5)                    rank tools of all servers by meaning",
-  "  runtime.list_tools_sync(server)                                  tool names and one-line summaries",
-  "  runtime.query_tool_docs_sync(server, tool=None, detail='summary'|'signature'|'full')",
-  "  await runtime.call_tool(server, tool, {args})                    call without a proxy",
+  ...RUNTIME_HELPERS.filter((h) => h.call).map((h) => `  ${h.call.padEnd(64)} ${h.does}`.trimEnd()),
   "Load servers with run_python(servers=[...]); then await mcp_<alias>.<tool>(**kwargs),",
   "mcp_servers['name'], or from mcp.servers.<alias> import *; help(mcp_<alias>.<tool>) shows the signature.",
   "Results: structuredContent -> dict; JSON text -> parsed value; other text -> str; images/audio -> McpImage/McpAudio",

@@ -10,15 +10,16 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerEntry } from "../config/servers.ts";
+import type { ErrorKind } from "../sandbox/protocol.ts";
 import type { Logger } from "../log.ts";
 
 export type UpstreamStatus = "stopped" | "starting" | "running" | "crashed";
 
 export class UpstreamError extends Error {
-  /** Read by the sandbox to pick the Python exception class. */
-  readonly kind: string;
+  /** Read by the sandbox to pick the Python exception class (src/sandbox/protocol.ts). */
+  readonly kind: ErrorKind;
   readonly details: Record<string, unknown>;
-  constructor(kind: string, message: string, details: Record<string, unknown> = {}) {
+  constructor(kind: ErrorKind, message: string, details: Record<string, unknown> = {}) {
     super(message);
     this.name = "UpstreamError";
     this.kind = kind;

@@ -9,7 +9,7 @@ import { spawnChild } from "../../src/host/process.ts";
 import { silentLogger } from "../../src/log.ts";
 import { containerCommand } from "../../src/sandbox/bootstrap.ts";
 import { Sandbox } from "../../src/sandbox/sandbox.ts";
-import { SANDBOX_ENV } from "../../src/session.ts";
+import { SANDBOX_ENV } from "../../src/session/container-spec.ts";
 
 export interface ContractTarget {
   /** A fresh adapter (creating one must not run anything). */

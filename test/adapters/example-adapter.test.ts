@@ -12,7 +12,8 @@ import { silentLogger } from "../../src/log.ts";
 import { engineEnv, selectEngine } from "../../src/runtime/registry.ts";
 import { ADAPTER_KIT } from "../../src/runtime/external-adapter.ts";
 import { Sandbox } from "../../src/sandbox/sandbox.ts";
-import { BINARY, bridgeEnv, ENGINES, IMAGE, ROOT } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES, IMAGE, ROOT } from "../support/env.ts";
 import { adapterContract, specFor } from "./contract.ts";
 
 const EXAMPLE = join(ROOT, "examples", "adapters", "docker-wrapper.ts");

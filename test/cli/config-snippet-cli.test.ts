@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARY } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
 import { run } from "../support/run.ts";
 
 const EMPTY = mkdtempSync(join(tmpdir(), "mcp-code-exec-snippet-"));

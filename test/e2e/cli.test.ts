@@ -6,7 +6,9 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARY, bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
+import { ENV_SCHEMA } from "../../src/config/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-cli-"));
 
@@ -29,7 +31,10 @@ describe("mcp-code-exec command line", () => {
     expect(v.stdout).toContain(`mcp-code-exec/${(await Bun.file(join(ROOT, "package.json")).json()).version}`);
     const h = await cli(["--help"]);
     expect(h.code).toBe(0);
-    for (const word of ["run", "exec", "doctor", "MCP_BRIDGE_TIMEOUT", "MCP_BRIDGE_IMAGE"]) expect(h.stdout).toContain(word);
+    for (const word of ["run", "exec", "doctor", "servers", "image", "config", "stats"]) expect(h.stdout).toContain(word);
+    // Every variable the bridge reads, with its settings-file key where it has one.
+    for (const name of Object.keys(ENV_SCHEMA)) expect(h.stdout).toContain(name);
+    expect(h.stdout).toContain("[settings file: policy.denyTools]");
   });
 
   test("exec -c prints the result; a Python error exits 1 with the traceback", async () => {

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge } from "../support/bridge.ts";
-import { BINARY, bridgeEnv, ENGINES } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES } from "../support/env.ts";
 import { run } from "../support/run.ts";
 
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), "mcx-empty-path-"));

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge } from "../support/bridge.ts";
 import { listOurContainers, waitFor } from "../support/engines.ts";
-import { BINARY, bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
 const mine = async (engine: string, pid: number) => (await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${pid}`));
 

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARY, bridgeEnv, ENGINES, IMAGE } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES, IMAGE } from "../support/env.ts";
 import { run } from "../support/run.ts";
 
 const DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-image-"));

@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { startBridge } from "../support/bridge.ts";
-import { BINARY, bridgeEnv, ENGINES } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES } from "../support/env.ts";
 
 const engine = ENGINES[0]!;
 

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getEncoding } from "js-tiktoken";
 import { startBridge, type BridgeHandle } from "../support/bridge.ts";
-import { BINARY, bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
 const NM = join(ROOT, "node_modules", "@modelcontextprotocol");
 const EVERYTHING = join(NM, "server-everything", "dist", "index.js");

@@ -2,7 +2,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BINARY, bridgeEnv } from "./env.ts";
+import { BINARY } from "./binary.ts";
+import { bridgeEnv } from "./env.ts";
 
 export interface BridgeHandle {
   client: Client;

@@ -2,7 +2,6 @@
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
-export const BINARY = join(ROOT, "dist", "mcp-code-exec");
 /** The offline image built by scripts/build-image.sh. */
 export const IMAGE = process.env.MCP_TEST_IMAGE ?? "mcp-code-exec-sandbox:bookworm";
 /** Real engines every engine-parametrised suite runs against. A missing one fails the suite. */

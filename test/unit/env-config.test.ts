@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config/env.ts";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ENV_SCHEMA, loadConfig } from "../../src/config/env.ts";
 import { BridgeError } from "../../src/errors.ts";
 
 const load = (env: Record<string, string>) => loadConfig(env, "/home/u");
@@ -43,5 +45,26 @@ describe("environment configuration", () => {
 
   test("blank values fall back to defaults", () => {
     expect(load({ MCP_BRIDGE_TIMEOUT: "  " }).timeoutSec).toBe(30);
+  });
+});
+
+describe("one source for every setting", () => {
+  test("README's table of variables is the one the schema generates (bun scripts/readme-env.ts)", async () => {
+    const { withEnvTable } = await import("../../scripts/readme-env.ts");
+    const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+    expect(withEnvTable(readme)).toBe(readme);
+  });
+
+  test("every MCP_BRIDGE_ variable the code reads is in the schema", () => {
+    const used = new Set<string>();
+    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+    for (const dir of ["src", "adapters", "scripts"]) {
+      for (const f of walk(join(import.meta.dir, "..", "..", dir))) for (const m of readFileSync(f, "utf8").matchAll(/MCP_BRIDGE_[A-Z_]+[A-Z]/g)) used.add(m[0]);
+    }
+    expect([...used].filter((v) => !(v in ENV_SCHEMA)).sort()).toEqual([]);
+  });
+
+  test("a bad policy variable is refused at start like any other, named with its value", () => {
+    expect(() => load({ MCP_BRIDGE_MAX_TOOL_CALLS: "lots" })).toThrow('MCP_BRIDGE_MAX_TOOL_CALLS="lots"');
   });
 });

@@ -18,12 +18,12 @@ describe("policy", () => {
   test("deny wins over allow; globs match server/tool or a bare tool name on any server", () => {
     const p = loadPolicy({ MCP_BRIDGE_ALLOW_SERVERS: "git*,memory", MCP_BRIDGE_DENY_TOOLS: "*/delete_*,merge_pull_request", MCP_BRIDGE_DENY_SERVERS: "gitlab" }, home());
     expect(serverRefusal(p, "github")).toBeUndefined();
-    expect(serverRefusal(p, "gitlab")?.message).toBe('refused by policy: server gitlab matches deny_servers "gitlab" (MCP_BRIDGE_DENY_SERVERS)');
-    expect(serverRefusal(p, "slack")?.message).toBe("refused by policy: server slack is not in allow_servers [git*, memory] (MCP_BRIDGE_ALLOW_SERVERS)");
-    expect(toolRefusal(p, "github", "delete_repo")?.message).toBe('refused by policy: tool github/delete_repo matches deny_tools "*/delete_*" (MCP_BRIDGE_DENY_TOOLS)');
-    expect(toolRefusal(p, "github", "merge_pull_request")?.message).toContain('deny_tools "merge_pull_request"');
+    expect(serverRefusal(p, "gitlab")?.message).toBe('refused by policy: server gitlab matches "gitlab" in denyServers (MCP_BRIDGE_DENY_SERVERS)');
+    expect(serverRefusal(p, "slack")?.message).toBe("refused by policy: server slack is not in [git*, memory] of allowServers (MCP_BRIDGE_ALLOW_SERVERS)");
+    expect(toolRefusal(p, "github", "delete_repo")?.message).toBe('refused by policy: tool github/delete_repo matches "*/delete_*" in denyTools (MCP_BRIDGE_DENY_TOOLS)');
+    expect(toolRefusal(p, "github", "merge_pull_request")?.message).toContain('"merge_pull_request" in denyTools');
     expect(toolRefusal(p, "github", "create_issue")).toBeUndefined();
-    expect(toolRefusal(p, "slack", "post")?.message).toContain("server slack is not in allow_servers");
+    expect(toolRefusal(p, "slack", "post")?.message).toContain("server slack is not in [git*, memory] of allowServers");
   });
 
   test("the settings file's policy section applies; env wins per field; sources are named", () => {

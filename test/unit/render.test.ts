@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { compact, json, RENDERERS } from "../../src/render/render.ts";
-import type { RunOutcome } from "../../src/session.ts";
+import type { RunOutcome } from "../../src/session/outcome.ts";
 
 const base: RunOutcome = { outputCap: 1024, durationMs: 5, notes: [] };
 

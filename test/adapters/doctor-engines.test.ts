@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { engineChecks } from "../../src/cli/doctor-engines.ts";
 import { engineEnv } from "../../src/runtime/registry.ts";
-import { fakeCli } from "../adapters/fakes.ts";
+import { fakeCli } from "./fakes.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
 const DOCKER_OK = `echo '{"Server":{"Version":"99.0","ApiVersion":"1.0"},"Client":{"Version":"1"}}'`;

@@ -1,0 +1,52 @@
+/**
+ * What one sandbox container is made of: its name, labels, limits, environment and command. Built from
+ * the configuration alone; engines turn it into their own flags (adapters/).
+ */
+import { hostname } from "node:os";
+import type { ContainerSpec } from "../../adapters/types.ts";
+import type { Config } from "../config/env.ts";
+import { containerCommand } from "../sandbox/bootstrap.ts";
+
+/** Label every container of ours carries; the owner label says which bridge process started it. */
+export const OWNER_LABEL = "io.mcp-code-exec.owner";
+export const MARK_LABEL = "io.mcp-code-exec";
+
+/** The sandbox's whole environment: fixed values, nothing from the bridge's own environment. */
+export const SANDBOX_ENV: Record<string, string> = {
+  HOME: "/tmp",
+  TMPDIR: "/tmp",
+  LANG: "C.UTF-8",
+  PYTHONDONTWRITEBYTECODE: "1",
+  PYTHONUNBUFFERED: "1",
+  MPLBACKEND: "Agg",
+  MPLCONFIGDIR: "/tmp/.matplotlib",
+};
+
+/** `<host>:<pid>` of this bridge: the startup sweep removes containers whose owner is gone. */
+export function ownerId(): string {
+  return `${hostname()}:${process.pid}`;
+}
+
+let containerCounter = 0;
+
+/** A new container's spec; `seccompProfile` is the profile file on the engine's host, when there is one. */
+export function containerSpec(config: Config, seccompProfile?: string): ContainerSpec {
+  const rand = Math.random().toString(36).slice(2, 8);
+  return {
+    name: `mcp-code-exec-${process.pid}-${++containerCounter}-${rand}`,
+    image: config.image,
+    labels: { [MARK_LABEL]: "1", [OWNER_LABEL]: ownerId() },
+    user: config.user,
+    memory: config.memory,
+    pids: config.pids,
+    cpus: config.cpus,
+    tmpfsSize: config.tmpfsSize,
+    shmSize: config.shmSize,
+    ulimits: { nofile: 1024, nproc: 1024 },
+    env: SANDBOX_ENV,
+    mounts: config.workspace ? [{ source: config.workspace, target: "/workspace", readonly: config.workspaceMode !== "rw" }] : undefined,
+    ociRuntime: config.ociRuntime,
+    seccompProfile,
+    command: containerCommand(config.lifetimeSec),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The ladder a run climbs when it does not finish in time or is cancelled: interrupt (KeyboardInterrupt
+ * in the code), a grace period, then the sandbox is killed. Knows nothing of what the run was for.
+ */
+import type { ResultFrame } from "../sandbox/frames.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
+
+export const INTERRUPT_GRACE_MS = 2_000;
+
+export interface LadderResult {
+  frame?: ResultFrame;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** The code ignored the interrupt and the sandbox was killed: its state is gone. */
+  killed: boolean;
+}
+
+/** Wait for run `id`'s result; rejects as `result` does when the sandbox dies. */
+export async function awaitRun(box: Sandbox, id: number, result: Promise<ResultFrame>, opts: { timeoutMs: number; signal?: AbortSignal; onInterrupt?: (why: "timeout" | "cancelled") => void }): Promise<LadderResult> {
+  const first = await raceTimeout(result, opts.timeoutMs, opts.signal);
+  if (first.kind === "done") return { frame: first.value, timedOut: false, cancelled: false, killed: false };
+  const timedOut = first.kind === "timeout";
+  opts.onInterrupt?.(timedOut ? "timeout" : "cancelled");
+  box.interrupt(id);
+  const second = await raceTimeout(result, INTERRUPT_GRACE_MS);
+  if (second.kind === "done") return { frame: second.value, timedOut, cancelled: !timedOut, killed: false };
+  await box.kill(timedOut ? "timeout" : "cancelled");
+  return { timedOut, cancelled: !timedOut, killed: true };
+}
+
+type Race<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "aborted" };
+
+function raceTimeout<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<Race<T>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ kind: "timeout" }), ms);
+    const onAbort = () => resolve({ kind: "aborted" });
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (value) => resolve({ kind: "done", value }),
+      (err) => reject(err),
+    ).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  });
+}

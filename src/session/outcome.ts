@@ -1,0 +1,129 @@
+/**
+ * A run's outcome as the renderers see it, assembled from the sandbox's result frame. The sandbox caps
+ * what it sends; everything is capped again here, because a forged frame must not get past the caps.
+ */
+import type { Config } from "../config/env.ts";
+import type { PolicyRefusal } from "../policy.ts";
+import type { ErrorInfo, ImageData, OutputFile, ResultFrame, Table } from "../sandbox/frames.ts";
+
+/** The sandbox's own cap for a trailing value or a traceback; enforced again on the host. */
+export const MAX_VALUE_BYTES = 64 * 1024;
+export const MAX_IMAGES = 8;
+
+export interface RunOutcome {
+  stdout?: string;
+  stderr?: string;
+  value?: string;
+  error?: ErrorInfo;
+  stdoutDropped?: number;
+  stderrDropped?: number;
+  images?: ImageData[];
+  files?: OutputFile[];
+  displayNotes?: string[];
+  table?: Table;
+  outputCap: number;
+  timedOut?: boolean;
+  cancelled?: boolean;
+  /** Set when the interpreter state was lost: why, in words a model can act on. */
+  sessionReset?: string;
+  durationMs: number;
+  notes: string[];
+}
+
+/** How the run ended, as the session's timeout ladder saw it. */
+export interface RunEnding {
+  frame?: ResultFrame;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Why the interpreter state was lost during this run, when it was. */
+  sessionReset?: string;
+  timeoutSec: number;
+}
+
+/** The outcome of a run that reached the sandbox. */
+export function assembleOutcome(end: RunEnding, config: Config, notes: string[], durationMs: number): RunOutcome {
+  const outcome: RunOutcome = { outputCap: config.outputCap, durationMs, notes };
+  const { frame } = end;
+  if (frame) Object.assign(outcome, fromFrame(frame, config));
+  if (end.timedOut || end.cancelled) {
+    const what = end.timedOut ? `timed out after ${formatSeconds(end.timeoutSec)}` : "was cancelled by the client";
+    outcome.timedOut = end.timedOut || undefined;
+    outcome.cancelled = end.cancelled || undefined;
+    const type = end.timedOut ? "TimeoutError" : "Cancelled";
+    const message = end.sessionReset ? `run_python ${what}; ${end.sessionReset}` : `run_python ${what} and was interrupted; the session and its variables were kept`;
+    // Where the code was when it was interrupted helps the model fix it.
+    const where = frame?.error?.traceback ? `\n${frame.error.traceback.replace(/KeyboardInterrupt\s*$/, "").trimEnd()}` : "";
+    outcome.error = { type, message, traceback: `${type}: ${message}${where}` };
+  } else if (end.sessionReset) {
+    outcome.error = { type: "SandboxExited", message: end.sessionReset, traceback: "" };
+  }
+  if (end.sessionReset) outcome.sessionReset = end.sessionReset;
+  return outcome;
+}
+
+/** The parts of a result frame the renderers show, each within its cap. */
+function fromFrame(frame: ResultFrame, config: Config): Partial<RunOutcome> {
+  const out: Partial<RunOutcome> = {};
+  const cap = config.outputCap;
+  const [stdout, stdoutOver] = capText(frame.stdout, cap);
+  const [stderr, stderrOver] = capText(frame.stderr, cap);
+  if (stdout) out.stdout = stdout;
+  if (stderr) out.stderr = stderr;
+  if ((frame.stdout_dropped ?? 0) + stdoutOver) out.stdoutDropped = (frame.stdout_dropped ?? 0) + stdoutOver;
+  if ((frame.stderr_dropped ?? 0) + stderrOver) out.stderrDropped = (frame.stderr_dropped ?? 0) + stderrOver;
+  if (frame.value !== undefined) out.value = capText(frame.value, MAX_VALUE_BYTES)[0];
+  if (frame.error) {
+    out.error = { type: capText(frame.error.type, 200)[0]!, message: capText(frame.error.message, MAX_VALUE_BYTES)[0]!, traceback: capText(frame.error.traceback, MAX_VALUE_BYTES)[0]! };
+  }
+  const { images, files, notes } = checkDisplay(frame, config);
+  if (images.length) out.images = images;
+  if (files.length) out.files = files;
+  if (notes.length) out.displayNotes = notes;
+  if (frame.table) out.table = frame.table;
+  return out;
+}
+
+/** The outcome of a run the bridge refused before it reached the sandbox. */
+export function refused(err: PolicyRefusal, outputCap: number): RunOutcome {
+  return { outputCap, durationMs: 0, notes: [], error: { type: "PolicyRefusal", message: err.message, traceback: `PolicyRefusal: ${err.message}` } };
+}
+
+/** The outcome of a run cancelled while it waited for the one before it. */
+export function cancelledBeforeStart(outputCap: number, notes: string[]): RunOutcome {
+  const message = "run_python was cancelled by the client before it started";
+  return { outputCap, durationMs: 0, notes, cancelled: true, error: { type: "Cancelled", message, traceback: `Cancelled: ${message}` } };
+}
+
+/** Cut text to at most `max` UTF-16 units; returns the text and how many UTF-8 bytes were cut. */
+export function capText(text: string | undefined, max: number): [string | undefined, number] {
+  if (text === undefined || text.length <= max) return [text, 0];
+  return [text.slice(0, max), new TextEncoder().encode(text.slice(max)).length];
+}
+
+/** The sandbox said what it sends; the host checks the sizes again (base64 decoded) before passing it on. */
+function checkDisplay(frame: ResultFrame, config: Config): { images: ImageData[]; files: OutputFile[]; notes: string[] } {
+  const notes = [...(frame.display_notes ?? [])];
+  const decoded = (b64: string) => Math.floor((b64.length * 3) / 4);
+  const images = (frame.images ?? []).filter((img, i) => {
+    if (i >= MAX_IMAGES) {
+      if (i === MAX_IMAGES) notes.push(`images after the first ${MAX_IMAGES} dropped by the bridge`);
+      return false;
+    }
+    if (decoded(img.data) <= config.imageCap) return true;
+    notes.push(`image ${i + 1} dropped by the bridge: over the ${config.imageCap}-byte cap (MCP_BRIDGE_IMAGE_CAP)`);
+    return false;
+  });
+  let total = 0;
+  const files = (frame.files ?? []).filter((f) => {
+    const size = f.text !== undefined ? new TextEncoder().encode(f.text).length : decoded(f.data ?? "");
+    total += size;
+    if (size <= config.fileCap && total <= config.fileCap * 4) return true;
+    notes.push(`${f.name} dropped by the bridge: over the file cap (MCP_BRIDGE_FILE_CAP)`);
+    return false;
+  });
+  return { images, files, notes };
+}
+
+export function formatSeconds(s: number): string {
+  return Number.isInteger(s) ? `${s}s` : `${s.toFixed(1)}s`;
+}

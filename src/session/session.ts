@@ -1,0 +1,315 @@
+/**
+ * A client's persistent Python session: one sandbox container, runs one at a time, idle shutdown, and
+ * an honest note whenever state was lost. The timeout ladder (ladder.ts), the outcome (outcome.ts), the
+ * container (container-spec.ts) and requests from the code (request-gate.ts) each live next door.
+ */
+import type { Config } from "../config/env.ts";
+import { BridgeError } from "../errors.ts";
+import type { ChildProcess, SpawnOptions } from "../host/process.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../policy.ts";
+import type { Selected } from "../runtime/registry.ts";
+import { Sandbox } from "../sandbox/sandbox.ts";
+import { containerSpec } from "./container-spec.ts";
+import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
+import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
+import { RequestGate, type RequestHandler } from "./request-gate.ts";
+
+export type { RunOutcome } from "./outcome.ts";
+
+const START_TIMEOUT_MS = 60_000;
+
+export interface RunRequest {
+  code: string;
+  timeoutSec?: number;
+  reset?: boolean;
+  /** MCP servers whose proxies this run (and later runs) can use. */
+  servers?: string[];
+  /** Aborts the run like a timeout does (client cancellation). */
+  signal?: AbortSignal;
+  /** Receives output while the code runs (progress notifications). */
+  onOutput?: (stream: "stdout" | "stderr", text: string) => void;
+}
+
+export interface SessionDeps {
+  config: Config;
+  engine: () => Promise<Selected>;
+  spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+  engineEnv: Record<string, string>;
+  log: Logger;
+  /** Answers requests from the session's sandbox code (tool calls, discovery). */
+  requests?: RequestHandler;
+  /** Every configured server as {name, alias}, sent with each run so proxies can be named. */
+  discovered?: () => Array<{ name: string; alias: string }>;
+  /** Limits on what runs may do; none when absent. */
+  policy?: Policy;
+  /** Shared by every session of the bridge: runs executing at once. */
+  slots?: RunSlots;
+  metrics?: Metrics;
+  /** Seccomp profile file for the engine (written on first use). */
+  seccompProfile?: () => string;
+}
+
+let sessionCounter = 0;
+
+export class Session {
+  readonly id: string;
+  #deps: SessionDeps;
+  #box: Sandbox | undefined;
+  #starting: Promise<Sandbox> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Why the interpreter state was lost since the last result the client saw, if it was. */
+  #lostState: string | undefined;
+  #closed = false;
+  #imageChecked = new Set<string>();
+  #loaded = new Set<string>();
+  #gate: RequestGate;
+  /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
+  #boxUsed = false;
+  #runCounter = 0;
+
+  constructor(deps: SessionDeps) {
+    this.#deps = deps;
+    this.id = `${process.pid}-${++sessionCounter}`;
+    this.#gate = new RequestGate({ policy: deps.policy, handler: deps.requests, stop: (reason) => this.#stopFlooding(reason) });
+  }
+
+  /** Servers loaded in this session; they stay loaded until reset. */
+  get loadedServers(): ReadonlySet<string> {
+    return this.#loaded;
+  }
+
+  /** Start the sandbox in the background so the first call does not pay for it. */
+  warm(): void {
+    if (this.#closed || this.#box?.alive || this.#starting) return;
+    this.#ensure()
+      .then(() => this.#armIdle()) // a warmed sandbox nobody uses is stopped like an idle one
+      .catch((err) => {
+        if (!this.#closed) this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) });
+      });
+  }
+
+  /** Runs are serialised: a session is one interpreter. */
+  run(req: RunRequest): Promise<RunOutcome> {
+    const next = this.#queue.then(() => this.#run(req));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  /** Stop for good. A sandbox still starting is not waited for: it is removed as soon as it exists. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#clearIdle();
+    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
+    this.#box = undefined;
+    if (box) await box.kill("bridge shutting down");
+  }
+
+  async #run(req: RunRequest): Promise<RunOutcome> {
+    const { metrics, log } = this.#deps;
+    const runLog = log.child({ request: `run-${this.id}-${++this.#runCounter}` });
+    const t0 = performance.now();
+    let outcome: RunOutcome | undefined;
+    try {
+      outcome = this.#refuse(req) ?? (await this.#withSlot(() => this.#execute(req, runLog)));
+      return outcome;
+    } finally {
+      metrics?.countRun(outcome);
+      runLog.info("run finished", {
+        ms: Math.round(performance.now() - t0),
+        error: outcome?.error?.type ?? (outcome ? undefined : "bridge error"),
+        timed_out: outcome?.timedOut,
+        session_reset: outcome?.sessionReset ? true : undefined,
+      });
+    }
+  }
+
+  /** Policy checks that need no sandbox: code size and servers. */
+  #refuse(req: RunRequest): RunOutcome | undefined {
+    const policy = this.#deps.policy;
+    if (!policy) return undefined;
+    const size = new TextEncoder().encode(req.code).length;
+    if (size > policy.maxCodeBytes) {
+      return refused(new PolicyRefusal(`the code is ${size} bytes, over maxCodeBytes = ${policy.maxCodeBytes} (${policy.sources.maxCodeBytes ?? "default"})`), this.#deps.config.outputCap);
+    }
+    for (const s of req.servers ?? []) {
+      const r = serverRefusal(policy, s);
+      if (r) return refused(r, this.#deps.config.outputCap);
+    }
+    return undefined;
+  }
+
+  /** Runs executing at once are capped across sessions. */
+  async #withSlot(execute: () => Promise<RunOutcome>): Promise<RunOutcome> {
+    const slots = this.#deps.slots;
+    if (!slots) return execute();
+    const release = slots.tryAcquire();
+    if (!release) {
+      const source = this.#deps.policy?.sources.maxConcurrentRuns ?? "default";
+      return refused(new PolicyRefusal(`maxConcurrentRuns = ${slots.max} runs are already executing (${source}); try again when one finishes`), this.#deps.config.outputCap);
+    }
+    try {
+      return await execute();
+    } finally {
+      release();
+    }
+  }
+
+  async #execute(req: RunRequest, runLog: Logger): Promise<RunOutcome> {
+    const { config, log } = this.#deps;
+    const started = performance.now();
+    const notes: string[] = [];
+    if (req.reset) {
+      await this.#stop("reset requested");
+      notes.push("Session reset: this run started in a fresh interpreter.");
+      this.#lostState = undefined;
+      this.#loaded.clear();
+    }
+    for (const s of req.servers ?? []) this.#loaded.add(s);
+    this.#clearIdle();
+    const box = await this.#ensure();
+    if (req.signal?.aborted) {
+      // Cancelled while it waited in the queue: it never runs, and a loss still waits to be told.
+      this.#armIdle();
+      return cancelledBeforeStart(config.outputCap, notes);
+    }
+    const lostBefore = this.#lostState ?? (box !== this.#box ? "the sandbox was replaced" : undefined);
+    this.#lostState = undefined;
+    if (lostBefore && !req.reset) notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
+    this.#boxUsed = true;
+    const timeoutSec = req.timeoutSec ?? config.timeoutSec;
+    const { id, result } = box.run(req.code, config.outputCap, this.#execExtra(), req.onOutput && capStream(req.onOutput, config.outputCap));
+    this.#gate.beginRun(id, { loaded: this.#loaded, log: runLog });
+    let sessionReset: string | undefined;
+    let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
+    try {
+      ending = await awaitRun(box, id, result, {
+        timeoutMs: timeoutSec * 1000,
+        signal: req.signal,
+        onInterrupt: (why) => log.info(why === "timeout" ? "run timed out, interrupting" : "run cancelled, interrupting", { session: this.id, run: id }),
+      });
+      if (ending.killed) {
+        this.#box = undefined;
+        sessionReset = `the code did not stop within ${INTERRUPT_GRACE_MS / 1000}s of an interrupt, so the sandbox was killed; all variables, imports and files in /tmp are gone and the next call starts a fresh session`;
+        // A cancelled call's result never reaches the client: the next call must say what happened.
+        if (ending.cancelled) this.#lostState = "the call before it was cancelled and its code did not stop within 2s of an interrupt, so the sandbox was killed";
+      }
+    } catch (err) {
+      if (!(err instanceof BridgeError) || err.code !== "SANDBOX_EXITED") throw err;
+      const exit = await box.exited;
+      this.#box = undefined;
+      this.#lostState = req.signal?.aborted ? `the sandbox stopped while the call before it was being cancelled: ${exit.reason}` : undefined;
+      sessionReset = `${err.message.replace(/^the sandbox stopped: /, "the sandbox stopped during this run: ")}; all variables and imports are gone and the next call starts a fresh session`;
+      if (exit.stderrTail.trim()) log.debug("sandbox stderr at exit", { tail: exit.stderrTail.slice(-500) });
+    } finally {
+      // Whatever the run did, its proxied calls end with it.
+      this.#gate.endRun();
+    }
+    const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
+    if (this.#box?.alive) this.#armIdle();
+    return outcome;
+  }
+
+  /** What every exec frame carries beside the code: servers to proxy, display limits. */
+  #execExtra(): Record<string, unknown> {
+    const { config } = this.#deps;
+    return {
+      servers: [...this.#loaded],
+      discovered: this.#deps.discovered?.() ?? [],
+      display: { image_bytes: config.imageCap, file_bytes: config.fileCap, files_total_bytes: config.fileCap * 4, max_images: MAX_IMAGES, max_files: 10 },
+    };
+  }
+
+  async #ensure(): Promise<Sandbox> {
+    if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
+    if (this.#box?.alive) return this.#box;
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #start(): Promise<Sandbox> {
+    const { config, log } = this.#deps;
+    const { adapter } = await this.#deps.engine();
+    if (adapter.ensureRunning) await adapter.ensureRunning();
+    if (!this.#imageChecked.has(config.image)) {
+      if (!(await adapter.imageExists(config.image))) {
+        throw new BridgeError("IMAGE_MISSING", `image ${config.image} not found`, { source: adapter.name, hint: `${adapter.imageHint(config.image)}, or set MCP_BRIDGE_IMAGE` });
+      }
+      this.#imageChecked.add(config.image);
+    }
+    // Shutdown wins over a start in progress: nothing is started once the session is closed.
+    if (this.#closed) throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
+    const t0 = performance.now();
+    const box = await Sandbox.start({
+      adapter,
+      spec: containerSpec(config, this.#deps.seccompProfile?.()),
+      spawn: this.#deps.spawn,
+      engineEnv: this.#deps.engineEnv,
+      log,
+      startTimeoutMs: START_TIMEOUT_MS,
+      onRpc: (frame) => this.#gate.handle(frame),
+    });
+    this.#deps.metrics && this.#deps.metrics.containerStarts++;
+    log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
+    this.#box = box;
+    this.#boxUsed = false;
+    this.#gate.newSandbox();
+    void box.exited.then((exit) => {
+      if (this.#box === box) this.#box = undefined;
+      if (!exit.killedByUs && !this.#closed && this.#boxUsed) this.#lostState = exit.reason;
+    });
+    if (this.#closed) {
+      await box.kill("bridge shutting down");
+      throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
+    }
+    return box;
+  }
+
+  /** Requests answered cost the host work and memory whether or not they succeed: a flood ends the sandbox. */
+  #stopFlooding(reason: string): void {
+    const box = this.#box;
+    if (!box?.alive) return;
+    this.#deps.log.warn("stopping a sandbox that floods the host with requests", { name: box.name, reason });
+    void box.kill(reason);
+  }
+
+  async #stop(reason: string): Promise<void> {
+    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
+    this.#box = undefined;
+    if (box?.alive) await box.kill(reason);
+  }
+
+  #armIdle(): void {
+    this.#clearIdle();
+    const ms = this.#deps.config.idleTimeoutSec * 1000;
+    this.#idleTimer = setTimeout(() => {
+      const box = this.#box;
+      if (!box) return;
+      this.#deps.log.info("stopping idle sandbox", { name: box.name, idleSec: this.#deps.config.idleTimeoutSec });
+      this.#box = undefined;
+      if (this.#boxUsed) this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
+      void box.kill("idle");
+    }, ms);
+    (this.#idleTimer as { unref?: () => void }).unref?.();
+  }
+
+  #clearIdle(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+}
+
+/** Forward streamed output only up to the run's output cap. */
+function capStream(onOutput: NonNullable<RunRequest["onOutput"]>, cap: number): NonNullable<RunRequest["onOutput"]> {
+  const seen = { stdout: 0, stderr: 0 };
+  return (stream, text) => {
+    const room = cap - seen[stream];
+    if (room <= 0) return;
+    seen[stream] += text.length;
+    onOutput(stream, text.length > room ? text.slice(0, room) : text);
+  };
+}

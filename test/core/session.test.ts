@@ -1,0 +1,106 @@
+/**
+ * The session core on the test-only local-python engine: the real entrypoint, Sandbox, Session and the
+ * request handler, in about a second. What a real engine adds (isolation, limits) is tested in e2e/.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { localSession, type LocalSession } from "../support/local-session.ts";
+
+let open: LocalSession[] = [];
+const start = (env: Record<string, string> = {}) => {
+  const s = localSession(env);
+  open.push(s);
+  return s;
+};
+afterEach(async () => {
+  await Promise.all(open.map((s) => s.close()));
+  open = [];
+});
+
+describe("session (local python: no engine, no isolation)", () => {
+  test("state persists between runs; the last expression's value comes back", async () => {
+    const { session } = start();
+    expect((await session.run({ code: "x = 20" })).error).toBeUndefined();
+    const r = await session.run({ code: "print('hi')\nx * 2 + 2" });
+    expect(r.stdout).toBe("hi\n");
+    expect(r.value).toBe("42");
+  });
+
+  test("a timeout interrupts the code and keeps the session", async () => {
+    const { session } = start();
+    await session.run({ code: "kept = 'yes'" });
+    const r = await session.run({ code: "import time\nwhile True: time.sleep(0.01)", timeoutSec: 0.5 });
+    expect(r.timedOut).toBe(true);
+    expect(r.error?.message).toContain("the session and its variables were kept");
+    expect((await session.run({ code: "kept" })).value).toBe("'yes'");
+  });
+
+  test("code that ignores the interrupt is killed; the result and only that result says the state is gone", async () => {
+    const { session } = start();
+    await session.run({ code: "doomed = 1" });
+    const r = await session.run({ code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)", timeoutSec: 0.3 });
+    expect(r.timedOut).toBe(true);
+    expect(r.sessionReset).toContain("the sandbox was killed");
+    const next = await session.run({ code: "'doomed' in globals()" });
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).not.toContain("lost");
+  }, 20_000);
+
+  test("a cancel that has to kill the sandbox is reported on the next call (the cancelled call's result never reaches the client)", async () => {
+    const { session } = start();
+    await session.run({ code: "doomed = 1" });
+    const abort = new AbortController();
+    const pending = session.run({ code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)", signal: abort.signal });
+    await Bun.sleep(300);
+    abort.abort();
+    expect((await pending).cancelled).toBe(true);
+    const next = await session.run({ code: "'doomed' in globals()" });
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).toContain("earlier session state was lost (the call before it was cancelled and its code did not stop");
+  }, 20_000);
+
+  test("os._exit ends the sandbox: this run says so, the next starts fresh without repeating it", async () => {
+    const { session } = start();
+    const r = await session.run({ code: "import os\nos._exit(7)" });
+    expect(r.error?.type).toBe("SandboxExited");
+    expect(r.sessionReset).toContain("exited with code 7");
+    const next = await session.run({ code: "1 + 1" });
+    expect(next.value).toBe("2");
+    expect(next.notes).toEqual([]);
+  });
+
+  test("the lifetime cap ends the sandbox from its init; the next call says state was lost and why", async () => {
+    const { session } = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "3" });
+    await session.run({ code: "capped = 1" });
+    await Bun.sleep(4000);
+    const next = await session.run({ code: "'capped' in globals()" });
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).toContain("lifetime cap");
+  }, 20_000);
+
+  test("reset starts a fresh interpreter and says so", async () => {
+    const { session } = start();
+    await session.run({ code: "gone = 1" });
+    const r = await session.run({ code: "'gone' in globals()", reset: true });
+    expect(r.value).toBe("False");
+    expect(r.notes).toEqual(["Session reset: this run started in a fresh interpreter."]);
+  });
+
+  test("runs queue: the second waits for the first; a cancelled queued run never runs", async () => {
+    const { session } = start();
+    const a = session.run({ code: "import time\ntime.sleep(0.3)\norder = ['a']" });
+    const abort = new AbortController();
+    const b = session.run({ code: "order.append('b')", signal: abort.signal });
+    abort.abort();
+    const c = session.run({ code: "order" });
+    expect((await a).error).toBeUndefined();
+    expect((await b).error?.type).toBe("Cancelled");
+    expect((await c).value).toBe("['a']");
+  });
+
+  test("close() while the sandbox is still starting: nothing is left running", async () => {
+    const { session } = start();
+    session.warm();
+    await session.close();
+    await expect(session.run({ code: "1" })).rejects.toThrow("the session is closed");
+  });
+});

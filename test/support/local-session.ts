@@ -1,0 +1,31 @@
+/** A real Session on the test-only local-python engine: the whole core, no engine, no image, no binary. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp, type App } from "../../src/app.ts";
+import type { Session } from "../../src/session/session.ts";
+import { localPythonEngine } from "./local-python-adapter.ts";
+
+export interface LocalSession {
+  app: App;
+  session: Session;
+  home: string;
+  close(): Promise<void>;
+}
+
+/** `env` is the bridge's environment (HOME, state dir and a quiet log are set unless given). */
+export function localSession(env: Record<string, string> = {}, opts: { cwd?: string } = {}): LocalSession {
+  const home = env.HOME ?? mkdtempSync(join(tmpdir(), "mcx-core-"));
+  const app = createApp({ PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR", ...env }, opts.cwd ?? home);
+  const engine = localPythonEngine();
+  const session = app.newSession({ engine: engine.selected });
+  return {
+    app,
+    session,
+    home,
+    async close() {
+      await session.close();
+      await app.close();
+    },
+  };
+}
