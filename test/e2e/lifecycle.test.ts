@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { startBridge } from "../support/bridge.ts";
+import { CAN_HIDE_ENGINES, withoutEngines } from "../support/hide-engines.ts";
 import { listOurContainers, waitFor } from "../support/engines.ts";
 import { hostname } from "node:os";
 import { ENGINES, IMAGE } from "../support/env.ts";
@@ -133,7 +134,7 @@ describe.each(ENGINES)("lifecycle on %s", (engine) => {
   });
 
   test("the lifetime cap kills the container from inside, even with the bridge alive", async () => {
-    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_CONTAINER_LIFETIME: "3" });
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_CONTAINER_LIFETIME: "6" });
     try {
       await bridge.run("capped = 1");
       expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 15_000)).toBe(true);
@@ -168,7 +169,8 @@ describe("missing pieces give actionable errors and the bridge keeps serving", (
         const r = await bridge.run("1");
         expect(r.isError).toBe(true);
         expect(r.text).toContain("image mcp-code-exec-sandbox:does-not-exist not found");
-        expect(r.text).toContain("scripts/build-image.sh");
+        expect(r.text).toContain("mcp-code-exec image build --offline");
+        expect(r.text).not.toContain("scripts/");
       }
       expect((await bridge.client.listTools()).tools.length).toBe(1);
     } finally {
@@ -176,20 +178,20 @@ describe("missing pieces give actionable errors and the bridge keeps serving", (
     }
   });
 
-  test("a missing engine says which one and how to install it", async () => {
-    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: "podman", PATH: "/nonexistent" });
+  test.skipIf(!CAN_HIDE_ENGINES)("a missing engine says which one, where it was looked for, and how to install it", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: "podman", PATH: "/nonexistent" }, { wrap: (argv) => withoutEngines(argv) });
     try {
       const r = await bridge.run("1");
       expect(r.isError).toBe(true);
-      expect(r.text).toContain("[podman] podman not found on PATH");
+      expect(r.text).toContain("[podman] podman not found on PATH (looked in /nonexistent:/usr/local/bin:/usr/bin");
       expect(r.text).toContain("apt-get install podman");
     } finally {
       await bridge.close();
     }
   });
 
-  test("with no engine at all, auto-selection lists what it tried", async () => {
-    const bridge = await startBridge({ PATH: "/nonexistent" });
+  test.skipIf(!CAN_HIDE_ENGINES)("with no engine at all, auto-selection lists what it tried", async () => {
+    const bridge = await startBridge({ PATH: "/nonexistent" }, { wrap: (argv) => withoutEngines(argv) });
     try {
       const r = await bridge.run("1");
       expect(r.isError).toBe(true);

@@ -20,8 +20,10 @@ export interface RunResult {
   raw: CallToolResult;
 }
 
-export async function startBridge(env: Record<string, string> = {}, opts: { args?: string[]; cwd?: string } = {}): Promise<BridgeHandle> {
-  const transport = new StdioClientTransport({ command: BINARY, args: opts.args ?? [], env: bridgeEnv(env), stderr: "pipe", cwd: opts.cwd });
+/** `opts.wrap` runs the binary through a command prefix (e.g. withoutEngines from hide-engines.ts). */
+export async function startBridge(env: Record<string, string> = {}, opts: { args?: string[]; cwd?: string; wrap?: (argv: string[]) => string[] } = {}): Promise<BridgeHandle> {
+  const [command, ...args] = (opts.wrap ?? ((a) => a))([BINARY, ...(opts.args ?? [])]);
+  const transport = new StdioClientTransport({ command: command!, args, env: bridgeEnv(env), stderr: "pipe", cwd: opts.cwd });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
