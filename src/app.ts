@@ -80,6 +80,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
           }),
         metrics,
         policy,
+        serverBlocked: (name) => getPool().blocked(name)?.message,
         slots,
         discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
         seccompProfile: () => seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) }),

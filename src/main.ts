@@ -44,11 +44,12 @@ cli
   });
 
 cli
-  .command("servers", "List the MCP servers found in your config files, where each came from, and any problems")
+  .command("servers [action] [name]", "List the MCP servers found in every client's config, where each came from and whether it may start; `servers trust NAME` / `servers untrust NAME` approve a project's server")
   .option("--json", "Machine-readable list")
-  .option("--tools", "Start each server once and count its tools")
-  .action(async (opts: { json?: boolean; tools?: boolean }) => {
-    const status = await (await import("./cli/servers.ts")).servers(opts);
+  .option("--tools", "Start each approved server once and count its tools")
+  .example("mcp-code-exec servers trust helper   # approve a server defined in the project's .mcp.json")
+  .action(async (action: string | undefined, name: string | undefined, opts: { json?: boolean; tools?: boolean }) => {
+    const status = await (await import("./cli/servers.ts")).servers(action, name === undefined ? undefined : String(name), opts);
     process.exit(status);
   });
 

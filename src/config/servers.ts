@@ -35,9 +35,16 @@ import {
 } from "./server-schemas.ts";
 import { assignAliases } from "./server-alias.ts";
 import { envValue, findProjectKey, listSources, type SourceSpec } from "./server-sources.ts";
+import { adminRefusal, readClaudeCodeSettings, type ClaudeCodeSettings } from "./clients/claude-code-settings.ts";
+import type { LookedAt, Scope } from "./looked.ts";
+import { decideTrust, type TrustInfo } from "./trust.ts";
+import { definitionDigest, readTrustStore, type TrustStore } from "./trust-store.ts";
+import { settingsPath } from "../policy.ts";
 
 export type { ServerTransport } from "./server-entry.ts";
 export { toPythonAlias } from "./server-alias.ts";
+export type { LookedAt, Scope } from "./looked.ts";
+export type { TrustInfo } from "./trust.ts";
 
 export interface ServerEntry {
   name: string;
@@ -50,6 +57,15 @@ export interface ServerEntry {
   shadowed: string[];
   /** sha256 hex of the canonical JSON of `transport` (stable key order). */
   configHash: string;
+  /** Client whose file defined it ("bridge" for our own folders). */
+  client: string;
+  scope: Scope;
+  /** JSON path of the definition inside `source`. */
+  at: string;
+  /** Digest of what would run, as written: what `servers trust` records. */
+  digest: string;
+  /** May it start? Untrusted servers never start, whoever asks. */
+  trust: TrustInfo;
 }
 export interface ConfigProblem {
   file: string;
@@ -61,6 +77,8 @@ export interface SkippedEntry {
   name: string;
   source: string;
   reason: string;
+  client?: string;
+  scope?: Scope;
 }
 export interface Discovery {
   servers: ServerEntry[];
@@ -68,6 +86,10 @@ export interface Discovery {
   skipped: SkippedEntry[];
   /** Every file and folder looked at, in order (existing or not). */
   searched: string[];
+  /** The same with what was found there, plus the settings files read for approvals. */
+  looked: LookedAt[];
+  /** Our config file, where `servers trust` keeps approvals. */
+  trustFile: string;
 }
 export interface DiscoverOptions {
   env: Record<string, string | undefined>;
@@ -76,6 +98,10 @@ export interface DiscoverOptions {
   platform?: NodeJS.Platform;
   /** Paths of the running bridge binary/script; entries launching them are skipped. */
   selfPaths?: string[];
+  /** Folder of Claude Code's managed-mcp.json / managed-settings.json (default: the OS's). */
+  managedDir?: string;
+  /** Our config file holding approvals (default: MCP_BRIDGE_SETTINGS or ~/.config/mcp-code-exec/config.json). */
+  trustFile?: string;
 }
 
 export function formatProblem(p: ConfigProblem): string {
@@ -84,7 +110,7 @@ export function formatProblem(p: ConfigProblem): string {
 
 interface Claim {
   source: string;
-  /** undefined = a disabled entry claimed the name. */
+  /** undefined = a disabled, rejected or refused entry claimed the name. */
   server?: Omit<ServerEntry, "alias">;
 }
 
@@ -99,6 +125,11 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
   const problems: ConfigProblem[] = [];
   const skipped: SkippedEntry[] = [];
   const searched: string[] = [];
+  const looked: LookedAt[] = [];
+  const trustFile = opts.trustFile ?? settingsPath(opts.env, home);
+  const store: TrustStore = readTrustStore(trustFile);
+  if (store.problem) problems.push({ file: trustFile, path: "trust", message: `${store.problem}; no server is approved by it` });
+  const claude: ClaudeCodeSettings = readClaudeCodeSettings({ env: opts.env, home, cwd, platform, managedDir: opts.managedDir, look: (l) => looked.push(l) });
   const claims = new Map<string, Claim>();
   const order: string[] = [];
   const loaded = new Set<string>();
@@ -109,11 +140,12 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
   const problem = (file: string, at: readonly PathSegment[] | string, message: string) =>
     problems.push({ file, path: typeof at === "string" ? at : formatJsonPath(at), message });
 
-  const addEntry = (file: string, name: string, raw: unknown, at: PathSegment[]) => {
+  const addEntry = (file: string, name: string, raw: unknown, at: PathSegment[], spec: Pick<SourceSpec, "client" | "scope">) => {
+    const { client, scope } = spec;
     const prior = claims.get(name);
     if (prior) {
       if (prior.server) prior.server.shadowed.push(file);
-      else skipped.push({ name, source: file, reason: `disabled by ${prior.source}` });
+      else skipped.push({ name, source: file, reason: `turned off by ${prior.source}`, client, scope });
       return;
     }
     if (name.trim() === "") return problem(file, at, "server name must not be empty");
@@ -121,11 +153,17 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
       return problem(file, at, `expected object, received ${typeName(raw)}`);
     }
     const obj = raw as Record<string, unknown>;
-    if (obj.disabled === true) {
-      // Claims the name: a disabled entry in an earlier source turns the server off.
+    // A disabled, rejected or refused entry claims the name: later sources do not bring it back.
+    const off = (reason: string) => {
       claims.set(name, { source: file });
-      skipped.push({ name, source: file, reason: "disabled" });
-      return;
+      skipped.push({ name, source: file, reason, client, scope });
+    };
+    if (obj.disabled === true) return off("disabled");
+    if (client === "claude-code" && scope === "project" && claude.rejected.has(name)) {
+      return off(`rejected in Claude Code (disabledMcpjsonServers in ${claude.rejected.get(name)})`);
+    }
+    if (client === "claude-code" && scope !== "managed" && claude.disabled.has(name)) {
+      return off(`disabled in Claude Code (/mcp: disabledMcpServers in ${claude.disabled.get(name)})`);
     }
     const common = validate(ServerCommonSchema, raw);
     if (!common.ok) {
@@ -163,34 +201,49 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
         return;
       }
     }
+    const refused = adminRefusal(claude, transport.type === "stdio" ? { name, command: [transport.command, ...transport.args] } : { name, url: transport.url });
+    if (refused) return off(refused);
+    const digest = definitionDigest(obj);
+    const trust = decideTrust({ name, client, scope, source: file, digest }, { claude, store });
     claims.set(name, {
       source: file,
-      server: { name, transport, source: file, shadowed: [], configHash: hashTransport(transport) },
+      server: { name, transport, source: file, shadowed: [], configHash: hashTransport(transport), client, scope, at: formatJsonPath(at), digest, trust },
     });
     order.push(name);
   };
 
-  const addMap = (file: string, map: Record<string, unknown> | undefined, at: PathSegment[]) => {
-    for (const [name, raw] of Object.entries(map ?? {})) addEntry(file, name, raw, [...at, name]);
+  const addMap = (file: string, map: Record<string, unknown> | undefined, at: PathSegment[], spec: Pick<SourceSpec, "client" | "scope">) => {
+    for (const [name, raw] of Object.entries(map ?? {})) addEntry(file, name, raw, [...at, name], spec);
   };
 
   const loadFile = (file: string, spec: SourceSpec) => {
     look(file);
+    const before = problems.length;
+    const seen = { path: file, client: spec.client, scope: spec.scope };
     let key = file;
     try {
       key = fs.realpathSync(file);
     } catch {
       // missing: handled below
     }
-    if (loaded.has(key)) return; // same file reached twice (e.g. cwd === home)
+    if (loaded.has(key)) return void looked.push({ ...seen, status: "ignored", note: "already read (the same file reached twice)" });
     const read = readJsonObject(file);
     if (read.status === "missing") {
+      looked.push({ ...seen, status: "absent" });
       if (spec.explicit) problem(file, "", "MCP_BRIDGE_CONFIG names a path that does not exist");
       return;
     }
     loaded.add(key);
-    if (read.status === "error") return problem(file, "", read.message);
-    const obj = read.data;
+    if (read.status === "error") {
+      looked.push({ ...seen, status: "unreadable", note: read.message });
+      return problem(file, "", read.message);
+    }
+    looked.push({ ...seen, status: "found" });
+    readObject(file, read.data, spec);
+    if (problems.length > before) looked[looked.length - 1]!.note = `${problems.length - before} problem(s)`;
+  };
+
+  const readObject = (file: string, obj: Record<string, unknown>, spec: SourceSpec) => {
 
     if (spec.format === "claude-user") {
       const top = validKeys(ClaudeUserConfigSchema, obj, file, []);
@@ -204,11 +257,11 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
           problem(file, at, `expected object, received ${typeName(project)}`);
         } else {
           const pk = validKeys(ClaudeProjectSchema, project as Record<string, unknown>, file, at);
-          addMap(file, pk("mcpServers"), [...at, "mcpServers"]);
+          addMap(file, pk("mcpServers"), [...at, "mcpServers"], { client: spec.client, scope: "local" });
         }
       }
-      addMap(file, top("mcpServers"), ["mcpServers"]);
-      addMap(file, top("servers"), ["servers"]);
+      addMap(file, top("mcpServers"), ["mcpServers"], spec);
+      addMap(file, top("servers"), ["servers"], spec);
       return;
     }
 
@@ -216,13 +269,13 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
     if (!hasKeys && spec.format === "dedicated") {
       if (obj.command !== undefined || obj.url !== undefined) {
         // A file holding one server definition, named after the file.
-        return addEntry(file, path.basename(file).replace(/\.jsonc?$/i, ""), obj, []);
+        return addEntry(file, path.basename(file).replace(/\.jsonc?$/i, ""), obj, [], spec);
       }
       return problem(file, "", 'expected an "mcpServers" (or "servers") object, or a single server definition with "command" or "url"');
     }
     const keys = validKeys(ConfigFileSchema, obj, file, []);
-    addMap(file, keys("mcpServers"), ["mcpServers"]);
-    addMap(file, keys("servers"), ["servers"]);
+    addMap(file, keys("mcpServers"), ["mcpServers"], spec);
+    addMap(file, keys("servers"), ["servers"], spec);
   };
 
   const validKeys = (schema: z.ZodType, obj: Record<string, unknown>, file: string, at: PathSegment[]) =>
@@ -235,9 +288,12 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
       names = fs.readdirSync(dir);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") problem(dir, "", `cannot read folder: ${(e as Error).message}`);
+      const unreadable = code !== "ENOENT" && code !== "ENOTDIR";
+      looked.push({ path: dir, client: spec.client, scope: spec.scope, status: unreadable ? "unreadable" : "absent", note: unreadable ? (e as Error).message : undefined });
+      if (unreadable) problem(dir, "", `cannot read folder: ${(e as Error).message}`);
       return;
     }
+    looked.push({ path: dir, client: spec.client, scope: spec.scope, status: "found", note: "folder" });
     const files = names.filter((n) => !n.startsWith(".") && n.toLowerCase().endsWith(".json")).sort();
     for (const n of files) {
       const file = path.join(dir, n);
@@ -246,15 +302,24 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
     }
   };
 
-  for (const spec of listSources({ env: opts.env, home, cwd, platform })) {
-    if (spec.kind === "dir") loadDir(spec.path, spec);
-    else if (spec.kind === "file") loadFile(spec.path, spec);
-    else if (isDir(spec.path)) loadDir(spec.path, spec);
-    else loadFile(spec.path, spec);
+  const sources = listSources({ env: opts.env, home, cwd, platform });
+  if (claude.managedMcp) {
+    // managed-mcp.json has exclusive control: only its servers load, from any client.
+    loadFile(claude.managedMcp, { kind: "file", path: claude.managedMcp, format: "shared", client: "claude-code", scope: "managed", explicit: true });
+    for (const spec of sources) {
+      looked.push({ path: spec.path, client: spec.client, scope: spec.scope, status: "ignored", note: `${claude.managedMcp} has exclusive control over MCP servers` });
+    }
+  } else {
+    for (const spec of sources) {
+      if (spec.kind === "dir") loadDir(spec.path, spec);
+      else if (spec.kind === "file") loadFile(spec.path, spec);
+      else if (isDir(spec.path)) loadDir(spec.path, spec);
+      else loadFile(spec.path, spec);
+    }
   }
 
   const servers = assignAliases(order.map((n) => claims.get(n)!.server!));
-  return { servers, problems, skipped, searched };
+  return { servers, problems, skipped, searched, looked, trustFile };
 }
 
 function isDir(p: string): boolean {

@@ -75,6 +75,11 @@ const env = () => ({ HOME: world.home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_ST
 
 beforeAll(async () => {
   world = await makeWorld();
+  // The project's own servers (.mcp.json, .vscode/mcp.json) start only once approved.
+  for (const name of ["everything", "filesystem", "everything-http", "everything-sse"]) {
+    const t = Bun.spawnSync([BINARY, "servers", "trust", name], { cwd: world.cwd, env: bridgeEnv(env()), stdout: "pipe", stderr: "pipe" });
+    if (t.exitCode !== 0) throw new Error(`servers trust ${name}: ${t.stderr.toString()}`);
+  }
   bridge = await startBridge(env(), { cwd: world.cwd });
 }, 60_000);
 afterAll(async () => {

@@ -511,9 +511,9 @@ describe("disabled entries", () => {
     expect(d.problems).toEqual([]);
     expect(d.servers.map((s) => s.name)).toEqual(["on"]);
     expect(d.skipped).toEqual([
-      { name: "off", source: mcps, reason: "disabled" },
-      { name: "brokenButOff", source: mcps, reason: "disabled" },
-      { name: "off", source: cursor, reason: `disabled by ${mcps}` },
+      { name: "off", source: mcps, reason: "disabled", client: "bridge", scope: "user" },
+      { name: "brokenButOff", source: mcps, reason: "disabled", client: "bridge", scope: "user" },
+      { name: "off", source: cursor, reason: `turned off by ${mcps}`, client: "cursor", scope: "user" },
     ]);
   });
 });
