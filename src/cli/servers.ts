@@ -68,7 +68,7 @@ async function list(opts: ServersOptions): Promise<number> {
     w("No MCP servers found.");
   }
   for (const s of d.servers) {
-    const state = s.trust.state === "trusted" ? "ready" : "NEEDS APPROVAL";
+    const state = s.trust.state !== "trusted" ? "NEEDS APPROVAL" : s.needs.length ? "NEEDS A VALUE" : "ready";
     const tools = opts.tools ? `  [${toolCounts.get(s.name)} tools]` : "";
     w(`  ${s.name} (mcp_${s.alias}) ${state}: ${clientLabel(s.client)}, ${s.scope} scope, ${s.transport.type}${tools}`);
     w(`      ${displayTransport(s.transport)}`);
@@ -76,6 +76,8 @@ async function list(opts: ServersOptions): Promise<number> {
     if (s.shadowed.length) w(`      also defined in ${s.shadowed.join(", ")} (not used)`);
     if (s.trust.state === "trusted") w(`      trusted: ${s.trust.reason}`);
     else w(`      not started: ${s.trust.reason}\n      approve: ${s.trust.approve}`);
+    for (const n of s.needs) w(`      needs ${n.what} at ${n.at}: ${n.why}; ${n.supply}`);
+    for (const n of s.notes) w(`      note: ${n}`);
   }
   if (d.skipped.length) {
     w("Not used:");
@@ -114,6 +116,8 @@ export function serverJson(s: ServerEntry): Record<string, unknown> {
       ? { command: t.command, args: maskArgs(t.args), env: maskMap(t.env), ...(t.cwd ? { cwd: t.cwd } : {}) }
       : { url: maskUrl(t.url), headers: maskMap(t.headers) }),
     trust: s.trust,
+    needs: s.needs,
+    notes: s.notes,
     digest: s.digest,
     shadowed: s.shadowed,
   };

@@ -42,6 +42,8 @@ export function definitionDigest(raw: Record<string, unknown>): string {
 export interface TrustStore {
   file: string;
   records: TrustRecord[];
+  /** Values for VS Code `${input:id}` variables ("inputs" in our config file). */
+  inputs: Record<string, string>;
   /** Why the file could not be used; the store is then empty (nothing is trusted by it). */
   problem?: string;
 }
@@ -52,21 +54,23 @@ export function readTrustStore(file: string): TrustStore {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { file, records: [] };
-    return { file, records: [], problem: `cannot read: ${(e as Error).message}` };
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { file, records: [], inputs: {} };
+    return { file, records: [], inputs: {}, problem: `cannot read: ${(e as Error).message}` };
   }
   const errors: ParseError[] = [];
   const data = parse(text, errors, { allowTrailingComma: true }) as Record<string, unknown> | undefined;
-  if (errors.length || !data || typeof data !== "object") return { file, records: [], problem: "not valid JSON; fix it to use the approvals stored there" };
-  if (data.trust === undefined) return { file, records: [] };
+  if (errors.length || !data || typeof data !== "object") return { file, records: [], inputs: {}, problem: "not valid JSON; fix it to use the approvals stored there" };
+  const inputs: Record<string, string> = {};
+  if (data.inputs && typeof data.inputs === "object") for (const [k, v] of Object.entries(data.inputs)) if (typeof v === "string") inputs[k] = v;
+  if (data.trust === undefined) return { file, records: [], inputs };
   const section = TrustSectionSchema.safeParse(data.trust);
-  if (!section.success) return { file, records: [], problem: `trust: ${section.error.issues[0]?.message}` };
+  if (!section.success) return { file, records: [], inputs, problem: `trust: ${section.error.issues[0]?.message}` };
   const records: TrustRecord[] = [];
   for (const r of section.data.servers) {
     const v = TrustRecordSchema.safeParse(r);
     if (v.success) records.push(v.data);
   }
-  return { file, records };
+  return { file, records, inputs };
 }
 
 /** Add (or replace) the approval of `record.name` defined in `record.file`. Keeps the file's formatting. */

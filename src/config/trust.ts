@@ -36,7 +36,7 @@ export interface TrustContext {
 
 const SCOPE_REASON: Partial<Record<Scope, string>> = {
   explicit: "named in MCP_BRIDGE_CONFIG",
-  managed: "deployed by your administrator (managed-mcp.json)",
+  managed: "deployed by your administrator (a system-wide file)",
   user: "your own user-level file",
 };
 
@@ -49,17 +49,11 @@ export function decideTrust(s: TrustSubject, ctx: TrustContext, clientApproval?:
   if (record && record.digest === s.digest) {
     return { state: "trusted", reason: `approved with \`mcp-code-exec servers trust\`${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}` };
   }
-  const claude = s.client === "claude-code" ? ctx.claude : undefined;
-  if (claude && s.scope === "project") {
-    if (claude.approved.has(s.name)) return { state: "trusted", reason: `approved in Claude Code (enabledMcpjsonServers in ${claude.approved.get(s.name)})` };
-    if (claude.approveAll) return { state: "trusted", reason: `approved in Claude Code (enableAllProjectMcpServers in ${claude.approveAll})` };
-  }
-  if (claude && s.scope === "local" && claude.folderTrusted) return { state: "trusted", reason: `folder trusted in Claude Code (${claude.folderTrusted})` };
   if (clientApproval) return { state: "trusted", reason: clientApproval };
   if (record) {
     return { state: "needs-approval", reason: `its command, args, env names or url changed since you approved it${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}`, approve };
   }
-  const where = s.scope === "local" ? "a folder you have not trusted in Claude Code" : "a project file (inside the working folder or its parents)";
+  const where = s.scope === "local" ? "Claude Code's entry for a folder you have not trusted" : "a project file (inside the working folder or its parents)";
   return { state: "needs-approval", reason: `defined in ${where}; nothing from there starts until you approve it`, approve };
 }
 
@@ -67,6 +61,11 @@ function approveHint(s: TrustSubject): string {
   const ours = `mcp-code-exec servers trust ${shellWord(s.name)}`;
   if (s.client === "claude-code" && s.scope === "project") return `${ours} (or approve it in Claude Code: run \`claude\` in this folder, or add it to enabledMcpjsonServers in ~/.claude/settings.json)`;
   if (s.client === "claude-code" && s.scope === "local") return `${ours} (or run \`claude\` in this folder and accept the trust dialog)`;
-  return ours;
+  const client: Record<string, string> = {
+    codex: "trust the project in Codex",
+    gemini: "trust the folder in Gemini CLI",
+    "copilot-cli": "trust the folder in GitHub Copilot CLI",
+  };
+  return client[s.client] ? `${ours} (or ${client[s.client]})` : ours;
 }
 

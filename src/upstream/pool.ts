@@ -64,7 +64,12 @@ export class UpstreamPool {
    */
   blocked(name: string): UpstreamError | undefined {
     const entry = this.entry(name);
-    if (!entry || entry.trust.state === "trusted") return undefined;
+    if (!entry) return undefined;
+    if (entry.trust.state === "trusted") {
+      if (!entry.needs.length) return undefined;
+      const n = entry.needs.map((x) => `${x.what} (${x.why}; ${x.supply})`).join("; ");
+      return new UpstreamError("policy", `server ${name} needs values only its client can supply: ${n}`, { server: name });
+    }
     const what = displayTransport(entry.transport);
     return new UpstreamError(
       "policy",

@@ -42,8 +42,8 @@ async function makeWorld(): Promise<World> {
   const sse = Bun.spawn(["node", EVERYTHING, "sse"], { env: { ...process.env, PORT: String(httpPort + 1) }, stdout: "ignore", stderr: "pipe" });
   // Claude Code project file
   write(join(cwd, ".mcp.json"), { mcpServers: { everything: { command: "node", args: [EVERYTHING] } } });
-  // Cursor user file, with ${VAR} substitution
-  write(join(home, ".cursor", "mcp.json"), { mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${MCX_MEMORY_FILE}", API_TOKEN: SECRET } } } });
+  // Cursor user file, with its ${env:VAR} substitution
+  write(join(home, ".cursor", "mcp.json"), { mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${env:MCX_MEMORY_FILE}", API_TOKEN: SECRET } } } });
   // VS Code: "servers" and "type"
   write(join(cwd, ".vscode", "mcp.json"), {
     servers: {

@@ -35,9 +35,10 @@ describe("scopes and trust", () => {
     write(join(home, ".cursor", "mcp.json"), { mcpServers: { mine: { command: "mine" } } });
     write(join(cwd, ".cursor", "mcp.json"), { mcpServers: { theirs: { command: "theirs" } } });
     const d = discover();
+    // Cursor's project file comes first (it beats the global one).
     expect(d.servers.map((s) => [s.name, s.scope, s.trust.state])).toEqual([
-      ["mine", "user", "trusted"],
       ["theirs", "project", "needs-approval"],
+      ["mine", "user", "trusted"],
     ]);
   });
 
@@ -94,7 +95,7 @@ describe("admin lists (Claude Code managed settings) win over every source", () 
     write(join(home, ".cursor", "mcp.json"), { mcpServers: { mine: { command: "mine" } } });
     const d = discover();
     expect(d.servers.map((s) => [s.name, s.scope, s.trust.state])).toEqual([["corp", "managed", "trusted"]]);
-    expect(d.looked.find((l) => l.path === join(home, ".cursor", "mcp.json"))).toMatchObject({ status: "ignored" });
+    expect(d.skipped).toEqual([{ name: "mine", source: join(home, ".cursor", "mcp.json"), client: "cursor", scope: "user", reason: `not loaded: ${join(managedDir, "managed-mcp.json")} has exclusive control over MCP servers` }]);
   });
 
   test("deniedMcpServers by name, command or URL; a user's own deny list counts too", () => {
