@@ -71,12 +71,14 @@ cli
   });
 
 cli
-  .command("config <what>", "config snippet --client claude-desktop|claude-code|cursor|vscode: the block to paste into a client")
-  .option("--client <client>", "claude-desktop, claude-code, cursor or vscode")
+  .command("config <what>", "config snippet --client C: the block to paste into a client; config add --client C: write it into the client's own file")
+  .option("--client <client>", "claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, opencode, cline, continue, goose or copilot-cli")
   .option("--name <name>", "Server name in the client (default code-exec)")
-  .option("--json", "claude-code: the .mcp.json block instead of the `claude mcp add` command")
-  .action(async (what: string, opts: { client?: string; name?: string; json?: boolean }) => {
-    process.exit((await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json }));
+  .option("--json", "claude-code snippet: the .mcp.json block instead of the `claude mcp add` command")
+  .option("--force", "add: replace an existing entry of that name (a backup is kept)")
+  .example("mcp-code-exec config add --client codex")
+  .action(async (what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean }) => {
+    process.exit(await (await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json, force: opts.force }));
   });
 
 cli
