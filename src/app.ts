@@ -70,6 +70,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         requests: createSandboxRpc({ pool: getPool(), toolTimeoutMs: config.toolTimeoutSec * 1000, policy, metrics }),
         metrics,
         policy,
+        serverBlocked: (name) => getPool().blocked(name)?.message,
         slots,
         discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
         seccompProfile: () => seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) }),

@@ -2,7 +2,7 @@
 /** mcp-code-exec: the command line. Errors are mapped to exit codes here and nowhere else. */
 import { cac } from "cac";
 import { VERSION } from "./app.ts";
-import { envTable } from "./config/env.ts";
+import { ENV_FAMILIES, envTable } from "./config/env.ts";
 import { BridgeError, renderError } from "./errors.ts";
 
 const cli = cac("mcp-code-exec");
@@ -44,11 +44,12 @@ cli
   });
 
 cli
-  .command("servers", "List the MCP servers found in your config files, where each came from, and any problems")
+  .command("servers [action] [name]", "List the MCP servers found in every client's config, where each came from and whether it may start; `servers trust NAME` / `servers untrust NAME` approve a project's server")
   .option("--json", "Machine-readable list")
-  .option("--tools", "Start each server once and count its tools")
-  .action(async (opts: { json?: boolean; tools?: boolean }) => {
-    const status = await (await import("./cli/servers.ts")).servers(opts);
+  .option("--tools", "Start each approved server once and count its tools")
+  .example("mcp-code-exec servers trust helper   # approve a server defined in the project's .mcp.json")
+  .action(async (action: string | undefined, name: string | undefined, opts: { json?: boolean; tools?: boolean }) => {
+    const status = await (await import("./cli/servers.ts")).servers(action, name === undefined ? undefined : String(name), opts);
     process.exit(status);
   });
 
@@ -70,12 +71,14 @@ cli
   });
 
 cli
-  .command("config <what>", "config snippet --client claude-desktop|claude-code|cursor|vscode: the block to paste into a client")
-  .option("--client <client>", "claude-desktop, claude-code, cursor or vscode")
+  .command("config <what>", "config snippet --client C: the block to paste into a client; config add --client C: write it into the client's own file")
+  .option("--client <client>", "claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, opencode, cline, continue, goose or copilot-cli")
   .option("--name <name>", "Server name in the client (default code-exec)")
-  .option("--json", "claude-code: the .mcp.json block instead of the `claude mcp add` command")
-  .action(async (what: string, opts: { client?: string; name?: string; json?: boolean }) => {
-    process.exit((await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json }));
+  .option("--json", "claude-code snippet: the .mcp.json block instead of the `claude mcp add` command")
+  .option("--force", "add: replace an existing entry of that name (a backup is kept)")
+  .example("mcp-code-exec config add --client codex")
+  .action(async (what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean }) => {
+    process.exit(await (await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json, force: opts.force }));
   });
 
 cli
@@ -90,6 +93,7 @@ cli.help((sections) => {
     title: "Environment",
     body: envTable()
       .map((r) => `  ${r.name.padEnd(34)} ${r.description}${r.default ? ` (default: ${r.default})` : ""}${r.fileKey ? ` [settings file: ${r.fileKey}]` : ""}`)
+      .concat(Object.values(ENV_FAMILIES).map((d) => `  ${d}`))
       .join("\n"),
   });
   return sections;

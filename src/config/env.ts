@@ -185,6 +185,11 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
 } as const;
 
+/** Families of variables named after something the user defines; listed in help and README. */
+export const ENV_FAMILIES: Record<string, string> = {
+  MCP_BRIDGE_INPUT_: "MCP_BRIDGE_INPUT_<ID>: the value of a VS Code ${input:<id>} prompt in a server definition (id upper-cased, other characters as _)",
+};
+
 /** Defaults computed at run time, as help and README show them. */
 const DEFAULTS_SHOWN: Partial<Record<keyof typeof ENV_SCHEMA, string>> = {
   MCP_BRIDGE_RUNTIME: "auto",
@@ -368,5 +373,6 @@ export function envMarkdownTable(): string {
     "| variable | default | meaning |",
     "| --- | --- | --- |",
     ...envTable().map((r) => `| \`${r.name}\` | ${r.default ? `\`${cell(r.default)}\`` : ""} | ${cell(r.description)}${r.fileKey ? ` (settings file: \`${r.fileKey}\`)` : ""} |`),
+    ...Object.values(ENV_FAMILIES).map((d) => { const [name, text] = d.split(": "); return `| \`${name}\` |  | ${cell(text!)} |`; }),
   ].join("\n");
 }

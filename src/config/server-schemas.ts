@@ -1,78 +1,10 @@
 /**
- * Zod schemas for the MCP server config formats written by MCP clients
- * (Claude Desktop, Claude Code, VS Code, Cursor, ...) and by hand.
- *
- * Schemas are loose (unknown keys such as `autoApprove`, `timeout` or
- * `description` are kept and ignored) and deliberately validate one level at
- * a time, so a bad server entry never sinks its siblings.
+ * Validation helpers shared by the client readers: zod issues as `path: message` pairs with short
+ * messages, and JSON paths written the way a person finds them in the file. Schemas are loose (unknown
+ * keys such as `autoApprove` or `timeout` are ignored) and validate one entry at a time, so a bad server
+ * entry never sinks its siblings.
  */
 import { z } from "zod";
-
-const ServerMapSchema = z
-  .record(z.string(), z.unknown())
-  .describe("Map from server name to server definition; each definition is validated on its own");
-
-/** Any config file: the keys we read, everything else ignored. */
-export const ConfigFileSchema = z
-  .looseObject({
-    mcpServers: ServerMapSchema.optional().describe(
-      "Servers keyed by name (Claude Desktop, Claude Code, Cursor, most clients)",
-    ),
-    servers: ServerMapSchema.optional().describe("Servers keyed by name (VS Code's .vscode/mcp.json)"),
-    inputs: z.unknown().optional().describe("VS Code input prompts; ignored by the bridge"),
-  })
-  .describe("An MCP config file");
-
-/** ~/.claude.json: user-scope servers plus per-project ("local" scope) servers. */
-export const ClaudeUserConfigSchema = ConfigFileSchema.extend({
-  projects: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe("Per-project settings keyed by absolute project directory; only the current cwd is read"),
-}).describe("Claude Code user config (~/.claude.json)");
-
-export const ClaudeProjectSchema = z
-  .looseObject({
-    mcpServers: ServerMapSchema.optional().describe("Servers Claude Code uses only in this project"),
-  })
-  .describe("One entry of ~/.claude.json `projects`");
-
-/** Fields every entry may carry, read before choosing the transport. */
-export const ServerCommonSchema = z
-  .looseObject({
-    type: z
-      .enum(["stdio", "http", "streamable-http", "streamableHttp", "sse"])
-      .optional()
-      .describe('Transport; omitted means "stdio" with `command`, "http" with `url`'),
-    disabled: z.boolean().optional().describe("true = the entry is listed as skipped and not started"),
-  })
-  .describe("Fields shared by all server entries");
-
-export const StdioServerSchema = ServerCommonSchema.extend({
-  type: z.literal("stdio").optional().describe("Local process speaking MCP over stdin/stdout"),
-  command: z.string().min(1, "must not be empty").describe("Executable to launch; `~` expands to home"),
-  args: z.array(z.string()).optional().describe("Arguments; ${VAR} / ${env:VAR} are substituted"),
-  env: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe("Extra environment variables; values support ${VAR} substitution"),
-  cwd: z.string().optional().describe("Working directory; `~` expands, relative paths resolve against the bridge cwd"),
-}).describe("A stdio server entry");
-
-export const RemoteServerSchema = ServerCommonSchema.extend({
-  type: z
-    .enum(["http", "streamable-http", "streamableHttp", "sse"])
-    .optional()
-    .describe('"sse" for the legacy SSE transport, otherwise Streamable HTTP'),
-  url: z.string().min(1, "must not be empty").describe("Server endpoint (http or https); supports ${VAR}"),
-  headers: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe("HTTP headers sent with every request; values support ${VAR}"),
-}).describe("A remote (Streamable HTTP or SSE) server entry");
-
-export type StdioServerInput = z.infer<typeof StdioServerSchema>;
-export type RemoteServerInput = z.infer<typeof RemoteServerSchema>;
 
 export type PathSegment = string | number;
 
@@ -106,27 +38,6 @@ export function validate<T>(
       message: issueMessage(issue, value),
     })),
   };
-}
-
-/**
- * Validate a container object, report each issue, and return an accessor that
- * yields a top-level key's value only if that key had no issues (so a broken
- * `projects` does not hide a valid `mcpServers`).
- */
-export function validTopLevelKeys(
-  schema: z.ZodType,
-  obj: Record<string, unknown>,
-  report: (issue: SchemaIssue) => void,
-): (key: string) => Record<string, unknown> | undefined {
-  const v = validate(schema, obj);
-  const bad = new Set<PathSegment | undefined>();
-  if (!v.ok) {
-    for (const i of v.issues) {
-      report(i);
-      bad.add(i.path[0]);
-    }
-  }
-  return (k) => (bad.has(k) ? undefined : (obj[k] as Record<string, unknown> | undefined));
 }
 
 function issueMessage(issue: z.core.$ZodIssue, root: unknown): string {

@@ -1,25 +1,6 @@
-/**
- * Where MCP clients keep server definitions, in bridge precedence order
- * (earlier wins for a given server name).
- */
+/** Path helpers shared by the client readers: `~`, environment variables, Claude's folders. */
 import * as fs from "node:fs";
 import * as path from "node:path";
-
-export type SourceFormat =
-  /** Bridge-owned file: must have `mcpServers`/`servers`, or be a single server definition. */
-  | "dedicated"
-  /** Another client's file: `mcpServers`/`servers` if present, silently nothing otherwise. */
-  | "shared"
-  /** ~/.claude.json: `projects[cwd].mcpServers`, then top-level `mcpServers`. */
-  | "claude-user";
-
-export interface SourceSpec {
-  kind: "file" | "dir" | "file-or-dir";
-  path: string;
-  format: SourceFormat;
-  /** Named explicitly by the user (MCP_BRIDGE_CONFIG): a missing path is a problem. */
-  explicit?: boolean;
-}
 
 export interface SourceContext {
   env: Record<string, string | undefined>;
@@ -57,52 +38,6 @@ export function claudeDesktopConfigPath(ctx: SourceContext): string {
   }
   const xdg = envValue(ctx.env, "XDG_CONFIG_HOME", platform);
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config"), "Claude", "claude_desktop_config.json");
-}
-
-export function listSources(ctx: SourceContext): SourceSpec[] {
-  const { home, cwd, platform } = ctx;
-  const specs: SourceSpec[] = [];
-
-  // 1. MCP_BRIDGE_CONFIG: file(s) or folder(s), platform path delimiter.
-  const explicit = envValue(ctx.env, "MCP_BRIDGE_CONFIG", platform);
-  if (explicit) {
-    const delimiter = platform === "win32" ? ";" : ":";
-    for (const raw of explicit.split(delimiter)) {
-      const p = raw.trim();
-      if (!p) continue;
-      specs.push({
-        kind: "file-or-dir",
-        path: path.resolve(cwd, expandHome(p, home)),
-        format: "dedicated",
-        explicit: true,
-      });
-    }
-  }
-
-  // 2-4. Bridge folders.
-  specs.push({ kind: "dir", path: path.join(home, "MCPs"), format: "dedicated" });
-  specs.push({ kind: "dir", path: path.join(home, ".config", "mcp", "servers"), format: "dedicated" });
-  specs.push({ kind: "dir", path: path.join(cwd, "mcp-servers"), format: "dedicated" });
-
-  // 5. Claude Code project file.
-  specs.push({ kind: "file", path: path.join(cwd, ".mcp.json"), format: "shared" });
-
-  // 6. Claude Code user config.
-  specs.push({ kind: "file", path: path.join(home, ".claude.json"), format: "claude-user" });
-
-  // 7. Claude Desktop, then Claude Code settings files.
-  specs.push({ kind: "file", path: claudeDesktopConfigPath(ctx), format: "shared" });
-  specs.push({ kind: "file", path: path.join(home, ".claude", "settings.json"), format: "shared" });
-  specs.push({ kind: "file", path: path.join(home, ".claude", "mcp.json"), format: "shared" });
-
-  // 8. VS Code workspace.
-  specs.push({ kind: "file", path: path.join(cwd, ".vscode", "mcp.json"), format: "shared" });
-
-  // 9. Cursor, global then project.
-  specs.push({ kind: "file", path: path.join(home, ".cursor", "mcp.json"), format: "shared" });
-  specs.push({ kind: "file", path: path.join(cwd, ".cursor", "mcp.json"), format: "shared" });
-
-  return specs;
 }
 
 /** Key of `projects` in ~/.claude.json that denotes `cwd` (exact, then normalised). */

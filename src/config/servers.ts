@@ -1,43 +1,35 @@
 /**
- * Discovery of the user's MCP server definitions from every place MCP clients
- * keep them. Pure: node:fs / node:path / node:os / node:crypto only, so it runs
- * under Bun, Node and Deno alike.
+ * Discovery of the user's MCP servers from every client's files, each read the way that client reads
+ * it (./clients/), in our order between clients (./clients/index.ts). Pure: node:fs / node:path /
+ * node:crypto and pure-JS parsers only, so it runs under Bun, Node and Deno alike.
  *
- * Source order and file locations: ./server-sources.ts. Earlier sources win for
- * a server name; later definitions are recorded in `shadowed`.
+ * Then, for every server: Claude Code's admin lists, the self-reference check, and trust (./trust.ts).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import {
-  buildRemote,
-  buildStdio,
-  hashTransport,
-  selfReference,
-  type ServerTransport,
-  type SubstContext,
-  type SubstProblem,
-} from "./server-entry.ts";
-import type { z } from "zod";
-import { readJsonObject } from "./server-json.ts";
-import {
-  ClaudeProjectSchema,
-  ClaudeUserConfigSchema,
-  ConfigFileSchema,
-  formatJsonPath,
-  type PathSegment,
-  RemoteServerSchema,
-  ServerCommonSchema,
-  StdioServerSchema,
-  typeName,
-  validate,
-  validTopLevelKeys,
-} from "./server-schemas.ts";
+import { settingsPath } from "../policy.ts";
+import { readConfigObject, type FileFormat } from "./config-file.ts";
+import { adminRefusal, readClaudeCodeSettings, type ClaudeCodeSettings } from "./clients/claude-code-settings.ts";
+import { readManaged } from "./clients/claude-code.ts";
+import { continueSecrets } from "./clients/continue.ts";
+import { CLIENT_READERS } from "./clients/index.ts";
+import type { Candidate, ReadContext } from "./clients/types.ts";
+import { clientLabel } from "./client-names.ts";
+import { buildTransport, type Need } from "./definition.ts";
+import type { LookedAt, Scope } from "./looked.ts";
 import { assignAliases } from "./server-alias.ts";
-import { envValue, findProjectKey, listSources, type SourceSpec } from "./server-sources.ts";
+import { hashTransport, selfReference, type ServerTransport } from "./server-entry.ts";
+import { formatJsonPath, type PathSegment } from "./server-schemas.ts";
+import { envValue } from "./server-sources.ts";
+import { decideTrust, type TrustInfo } from "./trust.ts";
+import { definitionDigest, readTrustStore } from "./trust-store.ts";
 
 export type { ServerTransport } from "./server-entry.ts";
 export { toPythonAlias } from "./server-alias.ts";
+export type { LookedAt, Scope } from "./looked.ts";
+export type { TrustInfo } from "./trust.ts";
+export type { Need } from "./definition.ts";
 
 export interface ServerEntry {
   name: string;
@@ -50,10 +42,23 @@ export interface ServerEntry {
   shadowed: string[];
   /** sha256 hex of the canonical JSON of `transport` (stable key order). */
   configHash: string;
+  /** Client whose file defined it ("bridge" for our own folders). */
+  client: string;
+  scope: Scope;
+  /** JSON path of the definition inside `source`. */
+  at: string;
+  /** Digest of what would run, as written: what `servers trust` records. */
+  digest: string;
+  /** May it start? Untrusted servers never start, whoever asks. */
+  trust: TrustInfo;
+  /** Values only the client can supply; until they are supplied the server does not start. */
+  needs: Need[];
+  /** Things worth knowing (unset variables kept as written, OAuth held by the client...). */
+  notes: string[];
 }
 export interface ConfigProblem {
   file: string;
-  /** JSON path inside the file, "" for the whole file. */
+  /** Path inside the file, "" for the whole file. */
   path: string;
   message: string;
 }
@@ -61,13 +66,17 @@ export interface SkippedEntry {
   name: string;
   source: string;
   reason: string;
+  client?: string;
+  scope?: Scope;
 }
 export interface Discovery {
   servers: ServerEntry[];
   problems: ConfigProblem[];
   skipped: SkippedEntry[];
-  /** Every file and folder looked at, in order (existing or not). */
-  searched: string[];
+  /** Every file and folder looked at, in order, and what was found there. */
+  looked: LookedAt[];
+  /** Our config file, where `servers trust` keeps approvals. */
+  trustFile: string;
 }
 export interface DiscoverOptions {
   env: Record<string, string | undefined>;
@@ -76,6 +85,10 @@ export interface DiscoverOptions {
   platform?: NodeJS.Platform;
   /** Paths of the running bridge binary/script; entries launching them are skipped. */
   selfPaths?: string[];
+  /** Folder of Claude Code's managed-mcp.json / managed-settings.json (default: the OS's). */
+  managedDir?: string;
+  /** Our config file holding approvals (default: MCP_BRIDGE_SETTINGS or ~/.config/mcp-code-exec/config.json). */
+  trustFile?: string;
 }
 
 export function formatProblem(p: ConfigProblem): string {
@@ -84,7 +97,7 @@ export function formatProblem(p: ConfigProblem): string {
 
 interface Claim {
   source: string;
-  /** undefined = a disabled entry claimed the name. */
+  /** undefined = a disabled, rejected or refused entry claimed the name. */
   server?: Omit<ServerEntry, "alias">;
 }
 
@@ -92,175 +105,156 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
   const platform = opts.platform ?? process.platform;
   const home = path.resolve(opts.home);
   const cwd = path.resolve(opts.cwd);
-  const ctx: SubstContext = { env: opts.env, home, cwd, platform };
-  const allowSelf = /^(1|true|yes)$/i.test(envValue(opts.env, "MCP_BRIDGE_ALLOW_SELF_SERVER", platform) ?? "");
-  const selfPaths = opts.selfPaths ?? [];
-
+  const env = opts.env;
+  const allowSelf = /^(1|true|yes)$/i.test(envValue(env, "MCP_BRIDGE_ALLOW_SELF_SERVER", platform) ?? "");
   const problems: ConfigProblem[] = [];
   const skipped: SkippedEntry[] = [];
-  const searched: string[] = [];
+  const looked: LookedAt[] = [];
   const claims = new Map<string, Claim>();
   const order: string[] = [];
-  const loaded = new Set<string>();
+  const trustFile = opts.trustFile ?? settingsPath(env, home);
+  const store = readTrustStore(trustFile);
+  if (store.problem) problems.push({ file: trustFile, path: "trust", message: `${store.problem}; no server is approved by it` });
+  const claude: ClaudeCodeSettings = readClaudeCodeSettings({ env, home, cwd, platform, managedDir: opts.managedDir, look: (l) => looked.push(l) });
 
-  const look = (p: string) => {
-    if (!searched.includes(p)) searched.push(p);
+  let client = "bridge";
+  const readFiles = new Map<string, string>();
+  const problem = (file: string, at: PathSegment[] | string, message: string) => problems.push({ file, path: typeof at === "string" ? at : formatJsonPath(at), message });
+  const ctx: ReadContext = {
+    env,
+    home,
+    cwd,
+    platform,
+    claude,
+    read(file, format, scope, note) {
+      const key = realpath(file);
+      const already = readFiles.get(key);
+      if (already) {
+        if (fs.existsSync(file)) looked.push({ path: file, client, scope, status: "ignored", note: `already read as ${already}` });
+        return undefined;
+      }
+      const r = readConfigObject(file, format);
+      if (r.status === "missing") {
+        looked.push({ path: file, client, scope, status: "absent" });
+        return undefined;
+      }
+      readFiles.set(key, `${clientLabel(client)} ${scope} scope`);
+      if (r.status === "error") {
+        looked.push({ path: file, client, scope, status: "unreadable", note: r.message });
+        problem(file, "", r.message);
+        return undefined;
+      }
+      looked.push({ path: file, client, scope, status: "found", ...(note ? { note } : {}) });
+      return r.data;
+    },
+    list(dir, scope) {
+      try {
+        const names = fs.readdirSync(dir);
+        looked.push({ path: dir, client, scope, status: "found", note: "folder" });
+        return names;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        const absent = code === "ENOENT" || code === "ENOTDIR";
+        looked.push({ path: dir, client, scope, status: absent ? "absent" : "unreadable", ...(absent ? {} : { note: (e as Error).message }) });
+        if (!absent) problem(dir, "", `cannot read folder: ${(e as Error).message}`);
+        return [];
+      }
+    },
+    ignore(file, scope, why) {
+      looked.push({ path: file, client, scope, status: "ignored", note: why });
+    },
+    problem,
+    parents() {
+      const out: string[] = [];
+      for (let d = cwd; ; d = path.dirname(d)) {
+        out.push(d);
+        if (path.dirname(d) === d) return out;
+      }
+    },
+    appConfigDir() {
+      if (platform === "darwin") return path.join(home, "Library", "Application Support");
+      if (platform === "win32") return envValue(env, "APPDATA", platform) || path.join(home, "AppData", "Roaming");
+      const xdg = envValue(env, "XDG_CONFIG_HOME", platform)?.trim();
+      return xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config");
+    },
+    peek(file, format: FileFormat = "json") {
+      const r = readConfigObject(file, format);
+      return r.status === "ok" ? r.data : undefined;
+    },
+    exists: (p) => fs.existsSync(p),
+    isDir: (p) => {
+      try {
+        return fs.statSync(p).isDirectory();
+      } catch {
+        return false;
+      }
+    },
   };
-  const problem = (file: string, at: readonly PathSegment[] | string, message: string) =>
-    problems.push({ file, path: typeof at === "string" ? at : formatJsonPath(at), message });
 
-  const addEntry = (file: string, name: string, raw: unknown, at: PathSegment[]) => {
-    const prior = claims.get(name);
+  const secrets = continueSecrets({ env, home, platform });
+  const add = (c: Candidate) => {
+    const prior = claims.get(c.name);
+    const where = { client, scope: c.scope };
     if (prior) {
-      if (prior.server) prior.server.shadowed.push(file);
-      else skipped.push({ name, source: file, reason: `disabled by ${prior.source}` });
+      if (prior.server) prior.server.shadowed.push(c.file);
+      else skipped.push({ name: c.name, source: c.file, reason: `turned off by ${prior.source}`, ...where });
       return;
     }
-    if (name.trim() === "") return problem(file, at, "server name must not be empty");
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-      return problem(file, at, `expected object, received ${typeName(raw)}`);
-    }
-    const obj = raw as Record<string, unknown>;
-    if (obj.disabled === true) {
-      // Claims the name: a disabled entry in an earlier source turns the server off.
-      claims.set(name, { source: file });
-      skipped.push({ name, source: file, reason: "disabled" });
+    const off = (reason: string) => {
+      claims.set(c.name, { source: c.file });
+      skipped.push({ name: c.name, source: c.file, reason, ...where });
+    };
+    if (c.off) return off(c.off);
+    if (!c.def) return;
+    const built = buildTransport(c.def, c.syntax, c.at, { env, home, cwd, platform, fileDir: path.dirname(c.file), inputs: store.inputs, settingsFile: trustFile, continueSecrets: secrets });
+    if (built.problems.length) {
+      for (const p of built.problems) problem(c.file, p.path, p.message);
       return;
     }
-    const common = validate(ServerCommonSchema, raw);
-    if (!common.ok) {
-      for (const i of common.issues) problem(file, [...at, ...i.path], i.message);
-      return;
-    }
-    const type = common.data.type;
-    const isStdio = type === "stdio" || (type === undefined && obj.command !== undefined);
-    if (!isStdio && type === undefined && obj.url === undefined) {
-      return problem(file, at, 'expected "command" (stdio server) or "url" (http/sse server)');
-    }
-    const subst: SubstProblem[] = [];
-    let transport: ServerTransport;
-    if (isStdio) {
-      const v = validate(StdioServerSchema, raw);
-      if (!v.ok) return v.issues.forEach((i) => problem(file, [...at, ...i.path], i.message));
-      transport = buildStdio(v.data, at, ctx, subst);
-    } else {
-      const v = validate(RemoteServerSchema, raw);
-      if (!v.ok) return v.issues.forEach((i) => problem(file, [...at, ...i.path], i.message));
-      transport = buildRemote(v.data, at, ctx, subst);
-    }
-    if (subst.length > 0) {
-      for (const s of subst) problem(file, s.path, s.message);
-      return;
-    }
-    if (transport.type === "stdio" && !allowSelf) {
-      const hit = selfReference(transport, selfPaths, cwd);
+    const t = built.transport;
+    if (t.type === "stdio" && !allowSelf) {
+      const hit = selfReference(t, opts.selfPaths ?? [], cwd, envValue(env, "PATH", platform) ?? "");
       if (hit !== undefined) {
-        skipped.push({
-          name,
-          source: file,
-          reason: `launches this bridge (mcp-code-exec) again via ${JSON.stringify(hit)}; set MCP_BRIDGE_ALLOW_SELF_SERVER=1 to allow`,
-        });
+        skipped.push({ name: c.name, source: c.file, reason: `launches this bridge (mcp-code-exec) again via ${JSON.stringify(hit)}; set MCP_BRIDGE_ALLOW_SELF_SERVER=1 to allow`, ...where });
         return;
       }
     }
-    claims.set(name, {
-      source: file,
-      server: { name, transport, source: file, shadowed: [], configHash: hashTransport(transport) },
+    const refused = adminRefusal(claude, t.type === "stdio" ? { name: c.name, command: [t.command, ...t.args] } : { name: c.name, url: t.url });
+    if (refused) return off(refused);
+    const digest = definitionDigest(c.raw);
+    const trust = decideTrust({ name: c.name, client, scope: c.scope, source: c.file, digest }, { claude, store }, c.approval);
+    const notes = [...built.warnings, ...(c.def.notes ?? [])];
+    if (c.def.oauth) notes.push(`${clientLabel(client)} may sign in to it with OAuth and keep the token itself; the bridge connects without it. If it needs a token, define ${c.name} in ~/.config/mcp/servers/${c.name}.json with an Authorization header (read before any client)`);
+    if (c.mergedFrom?.length) notes.push(`merged with its definition in ${c.mergedFrom.join(", ")} (as ${clientLabel(client)} does)`);
+    claims.set(c.name, {
+      source: c.file,
+      server: { name: c.name, transport: t, source: c.file, shadowed: [], configHash: hashTransport(t), client, scope: c.scope, at: formatJsonPath(c.at), digest, trust, needs: built.needs, notes },
     });
-    order.push(name);
+    order.push(c.name);
   };
 
-  const addMap = (file: string, map: Record<string, unknown> | undefined, at: PathSegment[]) => {
-    for (const [name, raw] of Object.entries(map ?? {})) addEntry(file, name, raw, [...at, name]);
-  };
-
-  const loadFile = (file: string, spec: SourceSpec) => {
-    look(file);
-    let key = file;
-    try {
-      key = fs.realpathSync(file);
-    } catch {
-      // missing: handled below
+  if (claude.managedMcp) {
+    // managed-mcp.json has exclusive control: only its servers load. The rest is read to be listed.
+    client = "claude-code";
+    for (const c of readManaged(ctx, claude.managedMcp)) add(c);
+  }
+  for (const reader of CLIENT_READERS) {
+    client = reader.id;
+    for (const c of reader.read(ctx)) {
+      if (claude.managedMcp) {
+        skipped.push({ name: c.name, source: c.file, reason: `not loaded: ${claude.managedMcp} has exclusive control over MCP servers`, client, scope: c.scope });
+      } else add(c);
     }
-    if (loaded.has(key)) return; // same file reached twice (e.g. cwd === home)
-    const read = readJsonObject(file);
-    if (read.status === "missing") {
-      if (spec.explicit) problem(file, "", "MCP_BRIDGE_CONFIG names a path that does not exist");
-      return;
-    }
-    loaded.add(key);
-    if (read.status === "error") return problem(file, "", read.message);
-    const obj = read.data;
-
-    if (spec.format === "claude-user") {
-      const top = validKeys(ClaudeUserConfigSchema, obj, file, []);
-      // Project ("local") scope first: in Claude Code it overrides user scope.
-      const projects = top("projects");
-      const projectKey = projects ? findProjectKey(Object.keys(projects), cwd, platform) : undefined;
-      if (projects && projectKey !== undefined) {
-        const at: PathSegment[] = ["projects", projectKey];
-        const project = projects[projectKey];
-        if (project === null || typeof project !== "object" || Array.isArray(project)) {
-          problem(file, at, `expected object, received ${typeName(project)}`);
-        } else {
-          const pk = validKeys(ClaudeProjectSchema, project as Record<string, unknown>, file, at);
-          addMap(file, pk("mcpServers"), [...at, "mcpServers"]);
-        }
-      }
-      addMap(file, top("mcpServers"), ["mcpServers"]);
-      addMap(file, top("servers"), ["servers"]);
-      return;
-    }
-
-    const hasKeys = obj.mcpServers !== undefined || obj.servers !== undefined;
-    if (!hasKeys && spec.format === "dedicated") {
-      if (obj.command !== undefined || obj.url !== undefined) {
-        // A file holding one server definition, named after the file.
-        return addEntry(file, path.basename(file).replace(/\.jsonc?$/i, ""), obj, []);
-      }
-      return problem(file, "", 'expected an "mcpServers" (or "servers") object, or a single server definition with "command" or "url"');
-    }
-    const keys = validKeys(ConfigFileSchema, obj, file, []);
-    addMap(file, keys("mcpServers"), ["mcpServers"]);
-    addMap(file, keys("servers"), ["servers"]);
-  };
-
-  const validKeys = (schema: z.ZodType, obj: Record<string, unknown>, file: string, at: PathSegment[]) =>
-    validTopLevelKeys(schema, obj, (i) => problem(file, [...at, ...i.path], i.message));
-
-  const loadDir = (dir: string, spec: SourceSpec) => {
-    look(dir);
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") problem(dir, "", `cannot read folder: ${(e as Error).message}`);
-      return;
-    }
-    const files = names.filter((n) => !n.startsWith(".") && n.toLowerCase().endsWith(".json")).sort();
-    for (const n of files) {
-      const file = path.join(dir, n);
-      if (isDir(file)) continue;
-      loadFile(file, spec);
-    }
-  };
-
-  for (const spec of listSources({ env: opts.env, home, cwd, platform })) {
-    if (spec.kind === "dir") loadDir(spec.path, spec);
-    else if (spec.kind === "file") loadFile(spec.path, spec);
-    else if (isDir(spec.path)) loadDir(spec.path, spec);
-    else loadFile(spec.path, spec);
   }
 
   const servers = assignAliases(order.map((n) => claims.get(n)!.server!));
-  return { servers, problems, skipped, searched };
+  return { servers, problems, skipped, looked, trustFile };
 }
 
-function isDir(p: string): boolean {
+function realpath(p: string): string {
   try {
-    return fs.statSync(p).isDirectory();
+    return fs.realpathSync(p);
   } catch {
-    return false;
+    return path.resolve(p);
   }
 }

@@ -44,6 +44,8 @@ export interface SessionDeps {
   discovered?: () => Array<{ name: string; alias: string }>;
   /** Limits on what runs may do; none when absent. */
   policy?: Policy;
+  /** Why a server may not be loaded (not approved, or missing a value), undefined when it may. */
+  serverBlocked?: (name: string) => string | undefined;
   /** Shared by every session of the bridge: runs executing at once. */
   slots?: RunSlots;
   metrics?: Metrics;
@@ -126,8 +128,12 @@ export class Session {
     }
   }
 
-  /** Policy checks that need no sandbox: code size and servers. */
+  /** Checks that need no sandbox: servers the user has not approved, then policy (code size, servers). */
   #refuse(req: RunRequest): RunOutcome | undefined {
+    for (const s of req.servers ?? []) {
+      const blocked = this.#deps.serverBlocked?.(s);
+      if (blocked) return refused(new PolicyRefusal(blocked), this.#deps.config.outputCap);
+    }
     const policy = this.#deps.policy;
     if (!policy) return undefined;
     const size = new TextEncoder().encode(req.code).length;

@@ -6,9 +6,10 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Discovery, ServerEntry } from "../config/servers.ts";
+import { displayTransport } from "../config/mask.ts";
 import { createSearchIndex, type SearchIndex } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
-import { UpstreamServer } from "./upstream-server.ts";
+import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
 
 const LIVE_REFRESH_MS = 5_000;
 const FAILED_RETRY_MS = 60_000;
@@ -57,9 +58,37 @@ export class UpstreamPool {
     return this.discovery.servers.find((s) => s.name === name);
   }
 
+  /**
+   * Why this server may not start, or undefined. A server the user has not approved never starts,
+   * whoever asks (sandbox code loading it, searching, reading docs, `servers --tools`).
+   */
+  blocked(name: string): UpstreamError | undefined {
+    const entry = this.entry(name);
+    if (!entry) return undefined;
+    if (entry.trust.state === "trusted") {
+      if (!entry.needs.length) return undefined;
+      const n = entry.needs.map((x) => `${x.what} (${x.why}; ${x.supply})`).join("; ");
+      return new UpstreamError("policy", `server ${name} needs values only its client can supply: ${n}`, { server: name });
+    }
+    const what = displayTransport(entry.transport);
+    return new UpstreamError(
+      "policy",
+      `server ${name} needs your approval before it may start: ${entry.trust.reason}. It is defined in ${entry.source} and would run: ${what}. To approve it, run: ${entry.trust.approve}`,
+      { server: name },
+    );
+  }
+
+  /** The server's client if one was made (never starts anything). */
+  peek(name: string): UpstreamServer | undefined {
+    return this.#servers.get(name);
+  }
+
+  /** The live client of a server; throws if the server may not start. */
   server(name: string): UpstreamServer | undefined {
     const entry = this.entry(name);
     if (!entry) return undefined;
+    const blocked = this.blocked(name);
+    if (blocked) throw blocked;
     let s = this.#servers.get(name);
     if (!s) {
       s = new UpstreamServer(entry, {
@@ -81,6 +110,12 @@ export class UpstreamPool {
     // A live refresh (asked for when a tool is not in the known list) happens at most every few
     // seconds per server, and concurrent askers share one request.
     if (known && (!opts.live || Date.now() - (this.#liveAt.get(name) ?? 0) < LIVE_REFRESH_MS)) return known;
+    // Not approved: what the cache knows, or the reason it cannot be asked.
+    const blocked = this.blocked(name);
+    if (blocked) {
+      if (known) return known;
+      throw blocked;
+    }
     let pending = this.#listing.get(name);
     if (!pending) {
       this.#liveAt.set(name, Date.now());
@@ -115,7 +150,13 @@ export class UpstreamPool {
   async searchIndex(include: (name: string) => boolean = () => true): Promise<{ index: SearchIndex; errors: Array<{ server: string; error: string }> }> {
     const errors: Array<{ server: string; error: string }> = [];
     const now = Date.now();
-    const missing = this.entries().filter((e) => include(e.name) && !this.knownTools(e.name));
+    const unknown = this.entries().filter((e) => include(e.name) && !this.knownTools(e.name));
+    // Servers the user has not approved are searched from the cache only: they are never started here.
+    for (const e of unknown) {
+      const blocked = this.blocked(e.name);
+      if (blocked) errors.push({ server: e.name, error: `not searched (never started): ${blocked.message}` });
+    }
+    const missing = unknown.filter((e) => !this.blocked(e.name));
     const retry = missing.filter((e) => now - (this.#failedAt.get(e.name) ?? 0) >= FAILED_RETRY_MS);
     for (const e of missing) {
       if (!retry.includes(e)) errors.push({ server: e.name, error: `failed to start ${Math.round((now - this.#failedAt.get(e.name)!) / 1000)}s ago; retried after a minute (runtime.describe_server(${JSON.stringify(e.name)}) says why)` });

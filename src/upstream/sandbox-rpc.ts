@@ -75,7 +75,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
   const handlers: { [M in RpcMethod]: (p: z.infer<(typeof PARAMS)[M]>, run: RunScope) => Promise<unknown> } = {
     async "servers.discovered"(_p, run) {
       const loaded = run.loaded;
-      return pool.entries().map((e) => ({ name: e.name, alias: e.alias, type: e.transport.type, source: e.source, loaded: loaded.has(e.name) }));
+      return pool.entries().map((e) => ({ name: e.name, alias: e.alias, type: e.transport.type, source: e.source, loaded: loaded.has(e.name), trusted: e.trust.state === "trusted" }));
     },
     async "servers.loaded"(_p, run) {
       const loaded = run.loaded;
@@ -145,7 +145,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
 
   function describe(server: string, loaded: ReadonlySet<string>) {
     const e = pool.entry(server)!;
-    const up = pool.server(server)!;
+    const up = pool.peek(server);
     const t = e.transport;
     const tools = pool.knownTools(server);
     return {
@@ -156,11 +156,16 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       // Arguments are left out: after ${VAR} substitution they can hold tokens and passwords.
       ...(t.type === "stdio" ? { command: t.command, arg_count: t.args.length, env_keys: Object.keys(t.env) } : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
       source: e.source,
+      client: e.client,
+      scope: e.scope,
       shadowed: e.shadowed,
       loaded: loaded.has(server),
-      status: up.status,
-      restarts: up.restarts,
-      last_error: up.lastError,
+      // Whether it may start: a project's server waits for the user's approval.
+      trust: e.trust.state,
+      ...(e.trust.state === "trusted" ? {} : { trust_reason: e.trust.reason, approve_with: e.trust.approve }),
+      status: up?.status ?? (e.trust.state === "trusted" ? "stopped" : "needs approval"),
+      restarts: up?.restarts ?? 0,
+      last_error: up?.lastError,
       tool_count: tools?.length,
     };
   }
@@ -195,7 +200,7 @@ function redactUrl(url: string): string {
 export function capabilitySummary(pool: UpstreamPool, loaded: ReadonlySet<string>): string {
   const servers = pool.entries();
   const lines = [
-    `${servers.length} MCP server(s) configured${servers.length ? `: ${servers.map((s) => `${s.name}${loaded.has(s.name) ? " (loaded)" : ""}`).join(", ")}` : ""}.`,
+    `${servers.length} MCP server(s) configured${servers.length ? `: ${servers.map((s) => `${s.name}${loaded.has(s.name) ? " (loaded)" : s.trust.state === "trusted" ? "" : " (needs the user's approval)"}`).join(", ")}` : ""}.`,
     ...HELPER_LINES,
   ];
   return lines.join("\n");

@@ -19,7 +19,7 @@ const HOST_PROGRAMS: Record<string, string> = {
   unshare: "release and engine-discovery tests", mount: "engine-discovery test", sha256sum: "release test", python3: "signature tests",
   node: "MCP Inspector CLI and npm-launched servers", npm: "setup.sh installs bun", bun: "everything", dpkg: "setup.sh",
   "apt-get": "setup.sh", "apt-cache": "this test", wget: "install.sh test", curl: "install.sh", perl: "install.sh test (shasum)",
-  shasum: "install.sh test", chmod: "release test", ruby: "Homebrew formula syntax check", ldd: "install.sh", awk: "install.sh", sed: "install.sh", uname: "install.sh", timeout: "Deno host process",
+  shasum: "install.sh test", chmod: "release test", mkdir: "client config tests", ruby: "Homebrew formula syntax check", ldd: "install.sh", awk: "install.sh", sed: "install.sh", uname: "install.sh", timeout: "Deno host process",
 };
 
 /** Not from a Debian package: who installs it. */

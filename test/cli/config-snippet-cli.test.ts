@@ -1,6 +1,6 @@
 /** `mcp-code-exec config snippet` from the compiled binary: its own absolute path, each client's format. */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY } from "../support/binary.ts";
@@ -40,7 +40,27 @@ describe("config snippet", () => {
     for (const args of [[], ["--client", "emacs"]]) {
       const r = await snippet(args);
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain("pass --client claude-desktop|claude-code|cursor|vscode");
+      expect(r.stderr).toContain("pass --client claude-desktop|claude-code|cursor|vscode|windsurf|codex|gemini|zed|opencode|cline|continue|goose|copilot-cli");
     }
+  });
+});
+
+describe("config add", () => {
+  test("writes this binary into Codex's config.toml, keeps the rest, backs up, and refuses to overwrite without --force", async () => {
+    const home = mkdtempSync(join(tmpdir(), "mcp-code-exec-add-"));
+    const file = join(home, ".codex", "config.toml");
+    mkdirSync(join(home, ".codex"));
+    writeFileSync(file, '# mine\nmodel = "o4"\n');
+    const add = () => run([BINARY, "config", "add", "--client", "codex"], { cwd: EMPTY, env: { PATH, HOME: home } });
+    const first = await add();
+    expect(first.code).toBe(0);
+    expect(first.stdout).toStartWith(`Added code-exec in ${file} (backup: ${file}.bak-`);
+    expect(readFileSync(file, "utf8")).toBe(`# mine\nmodel = "o4"\n\n[mcp_servers.code-exec]\ncommand = ${JSON.stringify(BINARY)}\n`);
+    const second = await add();
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain("already has a server named");
+    expect(second.stderr).toContain("--force");
+    const forced = await run([BINARY, "config", "add", "--client", "codex", "--force"], { cwd: EMPTY, env: { PATH, HOME: home } });
+    expect(forced.stdout).toStartWith("Replaced code-exec");
   });
 });

@@ -43,8 +43,8 @@ async function makeWorld(): Promise<World> {
   const sse = Bun.spawn(["node", EVERYTHING, "sse"], { env: { ...process.env, PORT: String(httpPort + 1) }, stdout: "ignore", stderr: "pipe" });
   // Claude Code project file
   write(join(cwd, ".mcp.json"), { mcpServers: { everything: { command: "node", args: [EVERYTHING] } } });
-  // Cursor user file, with ${VAR} substitution
-  write(join(home, ".cursor", "mcp.json"), { mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${MCX_MEMORY_FILE}", API_TOKEN: SECRET } } } });
+  // Cursor user file, with its ${env:VAR} substitution
+  write(join(home, ".cursor", "mcp.json"), { mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${env:MCX_MEMORY_FILE}", API_TOKEN: SECRET } } } });
   // VS Code: "servers" and "type"
   write(join(cwd, ".vscode", "mcp.json"), {
     servers: {
@@ -76,6 +76,11 @@ const env = () => ({ HOME: world.home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_ST
 
 beforeAll(async () => {
   world = await makeWorld();
+  // The project's own servers (.mcp.json, .vscode/mcp.json) start only once approved.
+  for (const name of ["everything", "filesystem", "everything-http", "everything-sse"]) {
+    const t = Bun.spawnSync([BINARY, "servers", "trust", name], { cwd: world.cwd, env: bridgeEnv(env()), stdout: "pipe", stderr: "pipe" });
+    if (t.exitCode !== 0) throw new Error(`servers trust ${name}: ${t.stderr.toString()}`);
+  }
   bridge = await startBridge(env(), { cwd: world.cwd });
 }, 60_000);
 afterAll(async () => {

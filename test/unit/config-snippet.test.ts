@@ -1,6 +1,7 @@
 /** renderSnippet: each client's own format, from a fixed launch command. */
 import { describe, expect, test } from "bun:test";
 import { CLIENTS, renderSnippet, shellQuote } from "../../src/cli/config-snippet.ts";
+import { CLIENT_READERS } from "../../src/config/clients/index.ts";
 
 const launch = { command: "/opt/My Tools/mcp-code-exec", args: [] };
 const env = { MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:bookworm" };
@@ -31,6 +32,18 @@ describe("config snippet formats", () => {
   test("shell quoting survives spaces and single quotes", () => {
     expect(shellQuote("/usr/bin/x")).toBe("/usr/bin/x");
     expect(shellQuote("it's here")).toBe(`'it'\\''s here'`);
-    expect(CLIENTS).toEqual(["claude-desktop", "claude-code", "cursor", "vscode"]);
+    expect(new Set<string>(CLIENTS)).toEqual(new Set(CLIENT_READERS.map((r) => r.id).filter((id) => id !== "bridge")));
+  });
+});
+
+describe("snippets of the other clients", () => {
+  const l = { command: "/opt/bin/mcp-code-exec", args: [] };
+  test("codex: a TOML table; goose and continue: YAML; opencode: a command array; zed: context_servers", () => {
+    expect(renderSnippet({ client: "codex", name: "code-exec", launch: l, env }).text).toBe('[mcp_servers.code-exec]\ncommand = "/opt/bin/mcp-code-exec"\n\n[mcp_servers.code-exec.env]\nMCP_BRIDGE_IMAGE = "mcp-code-exec-sandbox:bookworm"');
+    expect(renderSnippet({ client: "goose", name: "code-exec", launch: l, env: {} }).text).toBe("extensions:\n  code-exec:\n    name: code-exec\n    type: stdio\n    cmd: /opt/bin/mcp-code-exec\n    args: []\n    envs: {}\n    enabled: true\n    timeout: 300");
+    expect(renderSnippet({ client: "continue", name: "code-exec", launch: l, env: {} }).text).toContain("mcpServers:\n  - name: code-exec\n    type: stdio\n    command: /opt/bin/mcp-code-exec");
+    expect(JSON.parse(renderSnippet({ client: "opencode", name: "x", launch: l, env }).text)).toEqual({ mcp: { x: { type: "local", command: ["/opt/bin/mcp-code-exec"], enabled: true, environment: env } } });
+    expect(JSON.parse(renderSnippet({ client: "zed", name: "x", launch: l, env: {} }).text)).toEqual({ context_servers: { x: { command: "/opt/bin/mcp-code-exec" } } });
+    expect(JSON.parse(renderSnippet({ client: "copilot-cli", name: "x", launch: l, env: {} }).text)).toEqual({ mcpServers: { x: { type: "local", command: "/opt/bin/mcp-code-exec", tools: ["*"] } } });
   });
 });

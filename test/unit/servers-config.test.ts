@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { CLIENT_ORDER } from "../../src/config/client-names.ts";
+import { CLIENT_READERS } from "../../src/config/clients/index.ts";
 import {
   type DiscoverOptions,
   type Discovery,
@@ -46,31 +48,23 @@ function byName(d: Discovery, name: string): ServerEntry {
 const stdio = (command: string, args: string[] = []) => ({ command, args });
 
 describe("sources", () => {
-  test("nothing configured: no servers, no problems, every location searched in order", () => {
+  test("nothing configured: no servers, no problems, every client looked at in our order", () => {
     const d = discover();
     expect(d.servers).toEqual([]);
     expect(d.problems).toEqual([]);
     expect(d.skipped).toEqual([]);
-    expect(d.searched).toEqual([
-      join(home, "MCPs"),
-      join(home, ".config/mcp/servers"),
-      join(cwd, "mcp-servers"),
-      join(cwd, ".mcp.json"),
-      join(home, ".claude.json"),
-      join(home, ".config/Claude/claude_desktop_config.json"),
-      join(home, ".claude/settings.json"),
-      join(home, ".claude/mcp.json"),
-      join(cwd, ".vscode/mcp.json"),
-      join(home, ".cursor/mcp.json"),
-      join(cwd, ".cursor/mcp.json"),
-    ]);
+    expect(d.looked.every((l) => l.status === "absent")).toBe(true);
+    const clients = [...new Set(d.looked.filter((l) => l.scope).map((l) => l.client))];
+    expect(clients).toEqual([...CLIENT_ORDER]);
+    expect(CLIENT_READERS.map((r) => r.id)).toEqual([...CLIENT_ORDER]);
+    expect(d.looked.filter((l) => l.client === "bridge").map((l) => l.path).slice(0, 3)).toEqual([join(home, "MCPs"), join(home, ".config/mcp/servers"), join(cwd, "mcp-servers")]);
   });
 
   test("MCP_BRIDGE_CONFIG as a file", () => {
     const f = write(join(root, "elsewhere", "bridge.json"), { mcpServers: { one: stdio("one-cmd") } });
     const d = discover({ MCP_BRIDGE_CONFIG: f });
     expect(byName(d, "one").source).toBe(f);
-    expect(d.searched[0]).toBe(f);
+    expect(d.looked.find((l) => l.scope === "explicit")).toMatchObject({ path: f, status: "found" });
     expect(d.problems).toEqual([]);
   });
 
@@ -87,7 +81,7 @@ describe("sources", () => {
     expect(shared.transport).toMatchObject({ type: "stdio", command: "from-a" });
     expect(shared.source).toBe(join(dir, "a.json"));
     expect(shared.shadowed).toEqual([join(dir, "b.json")]);
-    expect(d.searched.slice(0, 3)).toEqual([dir, join(dir, "a.json"), join(dir, "b.json")]);
+    expect(d.looked.filter((l) => l.scope === "explicit").map((l) => l.path)).toEqual([dir, join(dir, "a.json"), join(dir, "b.json")]);
   });
 
   test("MCP_BRIDGE_CONFIG path list (platform delimiter, relative to cwd, ~) and a missing entry", () => {
@@ -173,21 +167,19 @@ describe("sources", () => {
     const m = discover({}, { platform: "darwin" });
     expect(m.servers.map((s) => s.name)).toEqual(["mac"]);
     expect(m.servers[0]!.source).toBe(mac);
-    expect(m.searched).toContain(mac);
+    expect(m.looked.map((l) => l.path)).toContain(mac);
     const w = discover({ APPDATA: appData }, { platform: "win32" });
     expect(w.servers.map((s) => s.name)).toEqual(["win"]);
     expect(w.servers[0]!.source).toBe(win);
   });
 
-  test("~/.claude/settings.json and ~/.claude/mcp.json when they have mcpServers; silent otherwise", () => {
-    write(join(home, ".claude/settings.json"), { permissions: { allow: [] } });
-    const mcp = write(join(home, ".claude/mcp.json"), { mcpServers: { cc: stdio("cc") } });
+  test("mcpServers in ~/.claude/settings.json or ~/.claude/mcp.json are not read (Claude Code does not), and say so", () => {
+    const st = write(join(home, ".claude/settings.json"), { mcpServers: { st: stdio("st") } });
+    write(join(home, ".claude/mcp.json"), { theme: "dark" });
     const d = discover();
-    expect(d.problems).toEqual([]);
-    expect(d.servers.map((s) => [s.name, s.source])).toEqual([["cc", mcp]]);
-
-    write(join(home, ".claude/settings.json"), { mcpServers: { st: stdio("st") } });
-    expect(discover().servers.map((s) => s.name)).toEqual(["st", "cc"]);
+    expect(d.servers).toEqual([]);
+    expect(d.looked.find((l) => l.path === st && l.status === "ignored")?.note).toContain("claude mcp add --scope user");
+    expect(d.looked.some((l) => l.path === join(home, ".claude/mcp.json") && l.status === "ignored")).toBe(false);
   });
 
   test("./.vscode/mcp.json: servers key, explicit types, inputs ignored, JSONC", () => {
@@ -216,24 +208,25 @@ describe("sources", () => {
     expect(byName(d, "legacy").source).toBe(f);
   });
 
-  test("VS Code ${input:...} is reported, not silently passed through", () => {
-    const f = write(join(cwd, ".vscode/mcp.json"), {
+  test("VS Code ${input:...} is listed as a value to supply, not rejected and not passed through", () => {
+    write(join(cwd, ".vscode/mcp.json"), {
       servers: { gh: { type: "http", url: "https://x.example/mcp", headers: { Authorization: "Bearer ${input:token}" } } },
     });
     const d = discover();
-    expect(d.servers).toEqual([]);
-    expect(d.problems).toHaveLength(1);
-    expect(d.problems[0]).toMatchObject({ file: f, path: "servers.gh.headers.Authorization" });
-    expect(d.problems[0]!.message).toContain("${input:token}");
+    expect(d.problems).toEqual([]);
+    expect(byName(d, "gh").needs).toEqual([
+      { what: "${input:token}", at: "servers.gh.headers.Authorization", why: "VS Code prompts for it and keeps the answer in its own secret storage", supply: expect.stringContaining("MCP_BRIDGE_INPUT_TOKEN") },
+    ]);
+    expect(byName(discover({ MCP_BRIDGE_INPUT_TOKEN: "t0k" }), "gh").transport).toMatchObject({ headers: { Authorization: "Bearer t0k" } });
   });
 
-  test("Cursor: ~/.cursor/mcp.json then ./.cursor/mcp.json", () => {
+  test("Cursor: ./.cursor/mcp.json beats ~/.cursor/mcp.json", () => {
     const g = write(join(home, ".cursor/mcp.json"), { mcpServers: { cg: stdio("g"), dup: stdio("global") } });
     const p = write(join(cwd, ".cursor/mcp.json"), { mcpServers: { cp: { url: "http://localhost:3000/mcp" }, dup: stdio("proj") } });
     const d = discover();
-    expect(d.servers.map((s) => s.name)).toEqual(["cg", "dup", "cp"]);
-    expect(byName(d, "dup").source).toBe(g);
-    expect(byName(d, "dup").shadowed).toEqual([p]);
+    expect(d.servers.map((s) => s.name)).toEqual(["cp", "dup", "cg"]);
+    expect(byName(d, "dup").source).toBe(p);
+    expect(byName(d, "dup").shadowed).toEqual([g]);
     expect(byName(d, "cp").transport).toEqual({ type: "http", url: "http://localhost:3000/mcp", headers: {} });
   });
 
@@ -250,7 +243,7 @@ describe("precedence", () => {
     const bridge = write(join(root, "bridge.json"), { mcpServers: { github: stdio("gh-bridge") } });
     const mcps = write(join(home, "MCPs/gh.json"), { mcpServers: { github: stdio("gh-mcps"), fs: stdio("fs") } });
     const project = write(join(cwd, ".mcp.json"), { mcpServers: { github: stdio("gh-project"), fs: stdio("fs2") } });
-    const claude = write(join(home, ".claude.json"), { mcpServers: { github: { url: "https://gh.example/mcp" } } });
+    const claude = write(join(home, ".claude.json"), { mcpServers: { github: { type: "http", url: "https://gh.example/mcp" } } });
     const desktop = write(join(home, ".config/Claude/claude_desktop_config.json"), { mcpServers: { github: stdio("d") } });
     const vscode = write(join(cwd, ".vscode/mcp.json"), { servers: { github: { type: "stdio", command: "v" } } });
     const cursor = write(join(cwd, ".cursor/mcp.json"), { mcpServers: { github: stdio("c") } });
@@ -298,8 +291,15 @@ describe("variables", () => {
     });
   });
 
-  test("an undefined variable skips that entry with a problem naming file, path and variable", () => {
-    const f = write(join(cwd, ".mcp.json"), {
+  test("Claude Code keeps an unset ${VAR} as written, with a warning, as it does itself", () => {
+    write(join(cwd, ".mcp.json"), { mcpServers: { github: { command: "gh-mcp", env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" } } } });
+    const gh = byName(discover({}), "github");
+    expect(gh.transport).toMatchObject({ env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" } });
+    expect(gh.notes[0]).toStartWith("mcpServers.github.env.GITHUB_TOKEN: environment variable GITHUB_TOKEN is not set");
+  });
+
+  test("in our own files an undefined variable skips that entry with a problem naming file, path and variable", () => {
+    const f = write(join(home, "MCPs", "x.json"), {
       mcpServers: {
         github: { command: "gh-mcp", env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" } },
         other: { command: "ok" },
@@ -343,7 +343,7 @@ describe("broken files", () => {
     expect(d.problems).toHaveLength(1);
     expect(d.problems[0]!.file).toBe(bad);
     expect(d.problems[0]!.message).toContain("line 4, column 5");
-    expect(formatProblem(d.problems[0]!)).toStartWith(`${bad}: invalid JSON at line 4, column 5: `);
+    expect(formatProblem(d.problems[0]!)).toBe(`${bad}: invalid JSON at line 4, column 5 (in mcpServers.y): expected ',' between values (or a closing bracket), found '"y"'`);
   });
 
   test("truncated and empty files", () => {
@@ -352,7 +352,7 @@ describe("broken files", () => {
     const d = discover();
     expect(d.problems.map((p) => p.file)).toEqual([t, e]);
     expect(d.problems[0]!.message).toContain("line 1, column 37");
-    expect(d.problems[1]!.message).toContain("line 1, column 1");
+    expect(d.problems[1]!.message).toBe("the file is empty; expected a JSON object");
   });
 
   test("wrong types are reported with the JSON path", () => {
@@ -375,9 +375,10 @@ describe("broken files", () => {
         noCommand: { args: ["x"] },
         badType: { type: "websocket", url: "ws://x" },
         emptyCmd: { command: "" },
-        badUrl: { url: "not a url" },
+        badUrl: { type: "http", url: "not a url" },
         "weird.name": { command: 5 },
-        good2: { url: "https://ok.example/mcp" },
+        good2: { type: "http", url: "https://ok.example/mcp" },
+        urlNoType: { url: "https://needs-type.example/mcp" },
       },
     });
     const d = discover();
@@ -385,21 +386,23 @@ describe("broken files", () => {
     const msgs = d.problems.map(formatProblem);
     expect(msgs).toEqual([
       `${f}: mcpServers.notObject: expected object, received string`,
-      `${f}: mcpServers.noCommand: expected "command" (stdio server) or "url" (http/sse server)`,
-      `${f}: mcpServers.badType.type: expected one of "stdio"|"http"|"streamable-http"|"streamableHttp"|"sse"`,
+      `${f}: mcpServers.noCommand: expected "command" (stdio server) or "url" (remote server)`,
+      `${f}: mcpServers.badType.type: unknown type "websocket"; expected one of stdio, http, streamable-http, streamableHttp, streamable_http, sse`,
       `${f}: mcpServers.emptyCmd.command: must not be empty`,
-      `${f}: mcpServers.badUrl.url: not a valid URL: "not a url"`,
       `${f}: mcpServers["weird.name"].command: expected string, received number`,
+      `${f}: mcpServers.urlNoType: "url" without "type": this client reads it as a stdio server and fails; add "type": "http" (or "sse")`,
+      `${f}: mcpServers.badUrl.url: not a valid URL: "not a url"`,
     ]);
   });
 
   test("wrong top-level shapes", () => {
     const arr = write(join(cwd, ".mcp.json"), [1, 2]);
     const wrong = write(join(home, ".cursor/mcp.json"), { mcpServers: ["x"], servers: { s: stdio("s") } });
+    write(join(cwd, ".vscode/mcp.json"), { servers: { s: stdio("s") } });
     const d = discover();
     expect(d.servers.map((s) => s.name)).toEqual(["s"]);
     expect(d.problems.map(formatProblem)).toEqual([
-      `${arr}: expected a JSON object at the top level, received array`,
+      `${arr}: expected an object at the top level, received array`,
       `${wrong}: mcpServers: expected object, received array`,
     ]);
   });
@@ -511,9 +514,9 @@ describe("disabled entries", () => {
     expect(d.problems).toEqual([]);
     expect(d.servers.map((s) => s.name)).toEqual(["on"]);
     expect(d.skipped).toEqual([
-      { name: "off", source: mcps, reason: "disabled" },
-      { name: "brokenButOff", source: mcps, reason: "disabled" },
-      { name: "off", source: cursor, reason: `disabled by ${mcps}` },
+      { name: "off", source: mcps, reason: 'disabled ("disabled": true)', client: "bridge", scope: "user" },
+      { name: "brokenButOff", source: mcps, reason: 'disabled ("disabled": true)', client: "bridge", scope: "user" },
+      { name: "off", source: cursor, reason: `turned off by ${mcps}`, client: "cursor", scope: "user" },
     ]);
   });
 });

@@ -1,0 +1,51 @@
+/**
+ * The command or URL of a server as it may be shown (to a person, a log, or sandbox code): values that
+ * look like secrets are replaced by ***. Env values and header values are never shown at all.
+ */
+import type { ServerTransport } from "./server-entry.ts";
+
+const SECRET_NAME = /token|secret|passw|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|access[-_]?key|session/i;
+const TOKEN_SHAPE = /^(?:gh[pousr]_|github_pat_|sk-|xox[abpr]-|glpat-|AKIA|AIza|eyJ)[\w.-]{6,}$|^(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+=-]{32,}$/;
+
+/** `--token X` / `--api-key=X` / `TOKEN=X` / bare token-shaped values, masked. */
+export function maskArgs(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const prev = i > 0 ? args[i - 1]! : "";
+    if (/^-{1,2}[\w.-]+$/.test(prev) && SECRET_NAME.test(prev) && !a.startsWith("-")) out.push("***");
+    else out.push(maskValue(a));
+  }
+  return out;
+}
+
+function maskValue(a: string): string {
+  const eq = /^(-{0,2}[\w.-]+)=(.+)$/.exec(a);
+  if (eq && SECRET_NAME.test(eq[1]!)) return `${eq[1]}=***`;
+  if (TOKEN_SHAPE.test(a)) return "***";
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(a)) return maskUrl(a);
+  return a;
+}
+
+/** A URL without its password and secret-looking query values. */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    for (const k of [...u.searchParams.keys()]) if (SECRET_NAME.test(k) || /^(key|sig|signature|code)$/i.test(k)) u.searchParams.set(k, "***");
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^/@\s]*@/, "//***@");
+  }
+}
+
+/** One line: the command and arguments (shell-quoted where needed), or the URL. */
+export function displayTransport(t: ServerTransport): string {
+  if (t.type !== "stdio") return maskUrl(t.url);
+  return [t.command, ...maskArgs(t.args)].map(shellWord).join(" ");
+}
+
+/** Quote for sh only when needed. */
+export function shellWord(s: string): string {
+  return /^[\w@%+=:,./*-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,159 @@
+/** Trust decisions and the admin lists, on fixture homes and projects (discovery only; nothing starts). */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { discoverServers, type Discovery } from "../../src/config/servers.ts";
+import { addTrust, definitionDigest, readTrustStore, removeTrust } from "../../src/config/trust-store.ts";
+
+let root: string;
+let home: string;
+let cwd: string;
+let managedDir: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "trust-unit-"));
+  home = join(root, "home");
+  cwd = join(root, "project");
+  managedDir = join(root, "etc-claude-code");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function write(file: string, content: unknown): string {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+  return file;
+}
+const discover = (): Discovery => discoverServers({ env: {}, home, cwd, platform: "linux", managedDir });
+const names = (d: Discovery) => d.servers.map((s) => s.name);
+const reasonOf = (d: Discovery, name: string) => d.skipped.find((s) => s.name === name)?.reason;
+
+describe("scopes and trust", () => {
+  test("user-level files are trusted; project files wait for approval", () => {
+    write(join(home, ".cursor", "mcp.json"), { mcpServers: { mine: { command: "mine" } } });
+    write(join(cwd, ".cursor", "mcp.json"), { mcpServers: { theirs: { command: "theirs" } } });
+    const d = discover();
+    // Cursor's project file comes first (it beats the global one).
+    expect(d.servers.map((s) => [s.name, s.scope, s.trust.state])).toEqual([
+      ["theirs", "project", "needs-approval"],
+      ["mine", "user", "trusted"],
+    ]);
+  });
+
+  test("our approval is bound to the file and to a digest of command, args, env names and url", () => {
+    const file = write(join(cwd, ".mcp.json"), { mcpServers: { p: { command: "node", args: ["a.js"], env: { TOKEN: "x" } } } });
+    const trustFile = join(home, ".config", "mcp-code-exec", "config.json");
+    const d0 = discover();
+    addTrust(trustFile, { name: "p", file, digest: d0.servers[0]!.digest, approved: "2026-01-02T00:00:00Z" });
+    expect(discover().servers[0]!.trust).toEqual({ state: "trusted", reason: "approved with `mcp-code-exec servers trust` on 2026-01-02" });
+    // An env value change is not a new definition (values hold secrets and rotate); a new env name is.
+    write(file, { mcpServers: { p: { command: "node", args: ["a.js"], env: { TOKEN: "rotated" } } } });
+    expect(discover().servers[0]!.trust.state).toBe("trusted");
+    for (const changed of [
+      { command: "node", args: ["b.js"], env: { TOKEN: "x" } },
+      { command: "bun", args: ["a.js"], env: { TOKEN: "x" } },
+      { command: "node", args: ["a.js"], env: { TOKEN: "x", NODE_OPTIONS: "--require evil" } },
+    ]) {
+      write(file, { mcpServers: { p: changed } });
+      expect(discover().servers[0]!.trust.state).toBe("needs-approval");
+    }
+    // The same definition in another project is not approved by it.
+    write(join(root, "other", ".mcp.json"), { mcpServers: { p: { command: "node", args: ["a.js"], env: { TOKEN: "x" } } } });
+    const other = discoverServers({ env: {}, home, cwd: join(root, "other"), platform: "linux", managedDir });
+    expect(other.servers[0]!.trust.state).toBe("needs-approval");
+    expect(removeTrust(trustFile, "p")).toBe(1);
+    expect(readTrustStore(trustFile).records).toEqual([]);
+  });
+
+  test("writing approvals keeps the rest of our config file", () => {
+    const trustFile = write(join(home, ".config", "mcp-code-exec", "config.json"), '{\n  // mine\n  "policy": { "denyServers": ["x"] }\n}\n');
+    addTrust(trustFile, { name: "a", file: "/p/.mcp.json", digest: "sha256:1" });
+    const text = readFileSync(trustFile, "utf8");
+    expect(text).toStartWith('{\n  // mine\n  "policy": { "denyServers": ["x"] },\n  "trust": {');
+    expect(readTrustStore(trustFile).records).toEqual([{ name: "a", file: "/p/.mcp.json", digest: "sha256:1" }]);
+  });
+
+  test("a broken trust section trusts nothing and is reported", () => {
+    write(join(home, ".config", "mcp-code-exec", "config.json"), "{ broken");
+    write(join(cwd, ".mcp.json"), { mcpServers: { p: { command: "x" } } });
+    const d = discover();
+    expect(d.servers[0]!.trust.state).toBe("needs-approval");
+    expect(d.problems[0]).toMatchObject({ path: "trust" });
+  });
+
+  test("digests ignore key order and env values", () => {
+    expect(definitionDigest({ command: "a", env: { B: "1", A: "2" } })).toBe(definitionDigest({ env: { A: "x", B: "y" }, command: "a" }));
+    expect(definitionDigest({ url: "https://a" })).not.toBe(definitionDigest({ url: "https://b" }));
+  });
+});
+
+describe("admin lists (Claude Code managed settings) win over every source", () => {
+  test("managed-mcp.json has exclusive control: only its servers load, every other file is ignored", () => {
+    write(join(managedDir, "managed-mcp.json"), { mcpServers: { corp: { type: "stdio", command: "/usr/local/bin/corp" } } });
+    write(join(home, ".cursor", "mcp.json"), { mcpServers: { mine: { command: "mine" } } });
+    const d = discover();
+    expect(d.servers.map((s) => [s.name, s.scope, s.trust.state])).toEqual([["corp", "managed", "trusted"]]);
+    expect(d.skipped).toEqual([{ name: "mine", source: join(home, ".cursor", "mcp.json"), client: "cursor", scope: "user", reason: `not loaded: ${join(managedDir, "managed-mcp.json")} has exclusive control over MCP servers` }]);
+  });
+
+  test("deniedMcpServers by name, command or URL; a user's own deny list counts too", () => {
+    write(join(managedDir, "managed-settings.json"), { deniedMcpServers: [{ serverName: "bad" }, { serverCommand: ["npx", "-y", "evil"] }, { serverUrl: "https://*.evil.example/*" }] });
+    write(join(home, ".claude", "settings.json"), { deniedMcpServers: [{ serverName: "mine-off" }] });
+    write(join(home, ".cursor", "mcp.json"), {
+      mcpServers: {
+        bad: { command: "ok" },
+        cmd: { command: "npx", args: ["-y", "evil"] },
+        cmd2: { command: "npx", args: ["evil"] },
+        web: { url: "https://api.Evil.example/mcp" },
+        "mine-off": { command: "x" },
+      },
+    });
+    const d = discover();
+    expect(names(d)).toEqual(["cmd2"]);
+    expect(reasonOf(d, "bad")).toContain("deniedMcpServers");
+    expect(reasonOf(d, "web")).toContain(join(managedDir, "managed-settings.json"));
+    expect(reasonOf(d, "mine-off")).toContain(join(home, ".claude", "settings.json"));
+  });
+
+  test("allowedMcpServers: commands exactly, URLs by pattern, names only when no stricter entry exists", () => {
+    write(join(managedDir, "managed-settings.json"), {
+      allowedMcpServers: [{ serverCommand: ["npx", "-y", "approved"] }, { serverUrl: "https://mcp.example.com" }, { serverName: "named" }],
+    });
+    write(join(home, ".cursor", "mcp.json"), {
+      mcpServers: {
+        ok: { command: "npx", args: ["-y", "approved"] },
+        named: { command: "other" },
+        web: { url: "https://mcp.example.com/any/path" },
+        elsewhere: { url: "https://other.example.com/mcp" },
+      },
+    });
+    const d = discover();
+    expect(names(d)).toEqual(["ok", "web"]);
+    expect(reasonOf(d, "named")).toContain("not in allowedMcpServers");
+  });
+
+  test("an empty allowlist allows nothing; allowManagedMcpServersOnly ignores the user's own allowlist", () => {
+    write(join(home, ".cursor", "mcp.json"), { mcpServers: { a: { command: "a" } } });
+    write(join(managedDir, "managed-settings.json"), { allowedMcpServers: [] });
+    expect(names(discover())).toEqual([]);
+    write(join(home, ".claude", "settings.json"), { allowedMcpServers: [{ serverCommand: ["a"] }] });
+    expect(names(discover())).toEqual(["a"]);
+    write(join(managedDir, "managed-settings.json"), { allowedMcpServers: [], allowManagedMcpServersOnly: true });
+    expect(names(discover())).toEqual([]);
+  });
+
+  test("a repository's settings can reject but not allow", () => {
+    write(join(cwd, ".mcp.json"), { mcpServers: { p: { command: "p" } } });
+    write(join(cwd, ".claude", "settings.json"), { allowedMcpServers: [{ serverName: "p" }], enabledMcpjsonServers: ["p"] });
+    expect(discover().servers[0]!.trust.state).toBe("needs-approval");
+  });
+
+  test("/mcp toggles (projects[path].disabledMcpServers) turn a Claude Code server off", () => {
+    write(join(home, ".claude.json"), { mcpServers: { u: { command: "u" } }, projects: { [cwd]: { disabledMcpServers: ["u"] } } });
+    const d = discover();
+    expect(names(d)).toEqual([]);
+    expect(reasonOf(d, "u")).toContain("/mcp");
+  });
+});
