@@ -164,8 +164,11 @@ export class Sandbox {
     if (!this.#killedByUs) {
       this.#killedByUs = true;
       this.#killReason = reason;
-      this.#child.closeStdin();
+      // Remove first: closing stdin first would make the sandbox's init end the container by itself,
+      // and the engine's own --rm cleanup would then race our removal (docker: "removal already in
+      // progress"), leaving the container listed for a while after kill() returned.
       await this.#deps.adapter.remove(this.name).catch((err) => this.#deps.log.warn("remove failed", { name: this.name, error: String(err) }));
+      this.#child.closeStdin();
       this.#child.kill("SIGKILL");
     }
     return this.#exit;
