@@ -76,9 +76,10 @@ cli
   .option("--name <name>", "Server name in the client (default code-exec)")
   .option("--json", "claude-code snippet: the .mcp.json block instead of the `claude mcp add` command")
   .option("--force", "add: replace an existing entry of that name (a backup is kept)")
+  .option("--npx", "Launch through npx (`npx -y mcp-code-exec@<this version>`) instead of this binary's path")
   .example("mcp-code-exec config add --client codex")
-  .action(async (what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean }) => {
-    process.exit(await (await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json, force: opts.force }));
+  .action(async (what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean; npx?: boolean }) => {
+    process.exit(await (await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json, force: opts.force, npx: opts.npx }));
   });
 
 cli

@@ -11,9 +11,9 @@ import { parse as parseToml } from "smol-toml";
 import { isMap, isSeq, parseDocument } from "yaml";
 import { setJsonValue } from "../config/json-edit.ts";
 import { BridgeError } from "../errors.ts";
-import { selfLaunch, type Launch } from "../host/self.ts";
+import type { Launch } from "../host/self.ts";
 import { entryFor, TARGETS, tomlTable, type ClientName } from "./client-targets.ts";
-import { bridgeEnvForEntry, clientArg } from "./config-snippet.ts";
+import { bridgeEnvForEntry, clientArg, launchFor } from "./config-snippet.ts";
 
 export interface AddResult {
   file: string;
@@ -106,10 +106,10 @@ function removeTomlTable(text: string, name: string): string {
 }
 
 /** Entry point of `config add`. */
-export function configAdd(opts: { client?: string; name?: string; force?: boolean }): number {
+export function configAdd(opts: { client?: string; name?: string; force?: boolean; npx?: boolean }): number {
   const client = clientArg(opts.client);
   const name = opts.name || "code-exec";
-  const r = addToClient(client, name, selfLaunch(), bridgeEnvForEntry(), { force: opts.force });
+  const r = addToClient(client, name, launchFor(opts.npx), bridgeEnvForEntry(), { force: opts.force });
   process.stdout.write(`${r.replaced ? "Replaced" : "Added"} ${name} in ${r.file}${r.backup ? ` (backup: ${r.backup})` : ""}.\n`);
   if (client === "claude-code") process.stdout.write("Claude Code reads it as a user-scope server in every project (like `claude mcp add --scope user`).\n");
   return 0;

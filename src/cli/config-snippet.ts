@@ -5,7 +5,8 @@
  */
 import { homedir } from "node:os";
 import { BridgeError } from "../errors.ts";
-import { selfLaunch, type Launch } from "../host/self.ts";
+import { npxLaunch, selfLaunch, type Launch } from "../host/self.ts";
+import pkg from "../../package.json" with { type: "json" };
 import { CLIENTS, snippetText, TARGETS, type ClientName } from "./client-targets.ts";
 
 export { CLIENTS, type ClientName } from "./client-targets.ts";
@@ -55,17 +56,25 @@ export function bridgeEnvForEntry(): Record<string, string> {
   return env;
 }
 
+/**
+ * This binary, or `npx -y mcp-code-exec@<version>` with --npx. Started by npx (the npm launcher sets
+ * MCP_CODE_EXEC_LAUNCHER=npx), the binary sits in npm's cache, so the npx form is the default there.
+ */
+export function launchFor(npx = process.env.MCP_CODE_EXEC_LAUNCHER === "npx"): Launch {
+  return npx ? npxLaunch(pkg.version) : selfLaunch();
+}
+
 /** Print the snippet; returns the exit status. */
-export function configSnippet(opts: { client?: string; name?: string; json?: boolean }): number {
+export function configSnippet(opts: { client?: string; name?: string; json?: boolean; npx?: boolean }): number {
   const client = clientArg(opts.client);
-  const { text, where } = renderSnippet({ client, name: opts.name || "code-exec", launch: selfLaunch(), env: bridgeEnvForEntry(), json: opts.json });
+  const { text, where } = renderSnippet({ client, name: opts.name || "code-exec", launch: launchFor(opts.npx), env: bridgeEnvForEntry(), json: opts.json });
   process.stdout.write(`${text}\n`);
   process.stderr.write(`# ${where}\n`);
   return 0;
 }
 
 /** `config snippet` or `config add` from the command line. */
-export async function config(what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean }): Promise<number> {
+export async function config(what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean; npx?: boolean }): Promise<number> {
   if (what === "snippet") return configSnippet(opts);
   if (what === "add") return (await import("./config-add.ts")).configAdd(opts);
   throw new BridgeError("INVALID_INPUT", `unknown config action "${what}"`, { hint: "use `mcp-code-exec config snippet --client claude-desktop` or `config add --client cursor`" });

@@ -32,6 +32,14 @@ export function selfLaunch(env: Record<string, string | undefined> = process.env
   return HOST_RUNTIME === "deno" ? { command, args: ["run", "-A", script] } : { command, args: [script] };
 }
 
+/**
+ * The npm form, `npx -y mcp-code-exec@<version>`: pinned, so the client runs the version the user chose
+ * (and an unpinned spec would keep whatever npx cached first anyway).
+ */
+export function npxLaunch(version: string): Launch {
+  return { command: "npx", args: ["-y", `mcp-code-exec@${version}`] };
+}
+
 function sameFile(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
