@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
 import { BINARY } from "../support/binary.ts";
 import { run } from "../support/run.ts";
 
@@ -34,6 +35,14 @@ describe("config snippet", () => {
     symlinkSync(BINARY, join(bin, "mcp-code-exec"));
     const r = await run([join(bin, "mcp-code-exec"), "config", "snippet", "--client", "cursor"], { cwd: EMPTY, env: { PATH: `${bin}:${PATH}`, HOME: EMPTY } });
     expect(JSON.parse(r.stdout).mcpServers["code-exec"].command).toBe(join(bin, "mcp-code-exec"));
+  });
+
+  test("--npx: the npx form pinned to this version, for every client", async () => {
+    const spec = `mcp-code-exec@${pkg.version}`;
+    const cursor = await snippet(["--client", "cursor", "--npx"]);
+    expect(JSON.parse(cursor.stdout)).toEqual({ mcpServers: { "code-exec": { command: "npx", args: ["-y", spec] } } });
+    const line = await snippet(["--client", "claude-code", "--npx"]);
+    expect(line.stdout).toBe(`claude mcp add code-exec -- npx -y ${spec}\n`);
   });
 
   test("a missing or unknown client is a usage error that lists the clients", async () => {
