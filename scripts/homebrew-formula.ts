@@ -3,15 +3,21 @@
  * Generate the Homebrew formula from a release's SHA256SUMS:
  *   bun scripts/homebrew-formula.ts --sums dist/release/SHA256SUMS [--version 0.1.0] [--base-url URL] [--out FILE]
  * --version defaults to package.json's, --base-url to the GitHub release of that version, and the formula
- * goes to stdout unless --out. The output depends only on the inputs, so regenerating is reproducible;
- * packaging/homebrew/ keeps the SHA256SUMS the committed formula was made from.
+ * goes to stdout unless --out. The output depends only on the inputs, so regenerating is reproducible.
+ * packaging/homebrew-tap/ is laid out as the tap repository (mcp-code-exec/homebrew-tap) expects:
+ * Formula/mcp-code-exec.rb, plus the SHA256SUMS the committed formula was made from.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
+import { parseSums, RELEASES } from "./release-meta.ts";
 
-/** Where releases are published; `v<version>` is appended. */
-export const RELEASES = "https://github.com/mcp-code-exec/mcp-code-exec/releases/download";
+export { parseSums, RELEASES };
+
+/** The tap: `brew install mcp-code-exec/tap/mcp-code-exec` finds the formula in github.com/mcp-code-exec/homebrew-tap. */
+export const TAP = "mcp-code-exec/tap";
+/** Where the formula lives inside the tap repository. */
+export const FORMULA_PATH = "Formula/mcp-code-exec.rb";
 
 /** Homebrew's blocks → the release platform name (as in mcp-code-exec-<platform>). */
 export const PLATFORMS = [
@@ -20,18 +26,6 @@ export const PLATFORMS = [
   { os: "linux", arch: "arm", platform: "linux-arm64" },
   { os: "linux", arch: "intel", platform: "linux-x64" },
 ] as const;
-
-/** `<sha256>  <file>` lines (sha256sum format, binary-mode `*` accepted) → file → sum. */
-export function parseSums(text: string): Map<string, string> {
-  const sums = new Map<string, string>();
-  for (const [i, line] of text.split("\n").entries()) {
-    if (!line.trim()) continue;
-    const m = /^([0-9a-f]{64}) [ *](\S+)$/.exec(line.trim());
-    if (!m) throw new Error(`SHA256SUMS line ${i + 1} is not "<sha256>  <file>": ${JSON.stringify(line)}`);
-    sums.set(m[2] as string, m[1] as string);
-  }
-  return sums;
-}
 
 /** The formula text for `version`, with one url/sha256 pair per platform. */
 export function formula(opts: { version: string; baseUrl: string; sums: Map<string, string> }): string {
