@@ -8,6 +8,7 @@
  *   direct      the linux-x64 binary npm installed, spawned by path
  *   launcher    node + the launcher script (what a global `npm install -g` runs), no npm
  *   npx warm    npx with the package already in its cache
+ *   npx warm --prefer-offline   the same, without asking the registry about the (pinned) version again
  *   npx cold    npx with an empty HOME and npm cache (download ~50 MB from loopback, unpack, link)
  * The registry is on this machine: a real network adds the download time of the ~50 MB tarball.
  */
@@ -86,17 +87,20 @@ try {
   const direct: number[] = [];
   const viaLauncher: number[] = [];
   const warm: number[] = [];
+  const offline: number[] = [];
   // Interleaved, so load from other work on the machine falls on all three alike.
   for (let i = 0; i < RUNS; i++) {
     direct.push(await initialize(binary, [], env));
     viaLauncher.push(await initialize("node", [launcher], env));
     warm.push(await initialize("npx", ["-y", SPEC], env));
+    offline.push(await initialize("npx", ["-y", "--prefer-offline", SPEC], env));
   }
 
   console.log(`spawn to MCP initialize answer, ${SPEC}, prewarm off:`);
   console.log(`  direct binary (floor)      ${fmt(direct)}`);
   console.log(`  node launcher              ${fmt(viaLauncher)}  (+${(median(viaLauncher) - median(direct)).toFixed(0)} ms over the floor)`);
   console.log(`  npx, warm cache            ${fmt(warm)}  (+${(median(warm) - median(direct)).toFixed(0)} ms)`);
+  console.log(`  npx --prefer-offline, warm ${fmt(offline)}  (+${(median(offline) - median(direct)).toFixed(0)} ms)`);
   console.log(`  npx, empty HOME and cache  ${fmt(cold)}  (+${(median(cold) - median(direct)).toFixed(0)} ms; registry on loopback)`);
 } finally {
   await registry.stop();
