@@ -17,7 +17,7 @@ const HOST_PROGRAMS: Record<string, string> = {
   chroot: "image build", tar: "image build", bash: "image build, scripts", sh: "tests, install.sh", setsid: "start-dockerd.sh",
   pidof: "start-dockerd.sh", nohup: "start-dockerd.sh", pgrep: "security suite", pkill: "fault tests", kill: "tests",
   unshare: "release and engine-discovery tests", mount: "engine-discovery test", sha256sum: "release test", python3: "signature tests",
-  node: "MCP Inspector CLI and npm-launched servers", npm: "setup.sh installs bun", bun: "everything", dpkg: "setup.sh",
+  node: "MCP Inspector CLI, npm-launched servers, the npm launcher", npm: "setup.sh installs bun; npm packages are published and installed", npx: "npx test and bench", bun: "everything", dpkg: "setup.sh",
   "apt-get": "setup.sh", "apt-cache": "this test", wget: "install.sh test", curl: "install.sh", perl: "install.sh test (shasum)",
   shasum: "install.sh test", chmod: "release test", mkdir: "client config tests", ruby: "Homebrew formula syntax check", ldd: "install.sh", awk: "install.sh", sed: "install.sh", uname: "install.sh", timeout: "Deno host process",
 };
