@@ -72,4 +72,11 @@ describe("config add", () => {
     const forced = await run([BINARY, "config", "add", "--client", "codex", "--force"], { cwd: EMPTY, env: { PATH, HOME: home } });
     expect(forced.stdout).toStartWith("Replaced code-exec");
   });
+
+  test("--npx writes the npx form of this version", async () => {
+    const home = mkdtempSync(join(tmpdir(), "mcp-code-exec-add-npx-"));
+    const r = await run([BINARY, "config", "add", "--client", "cursor", "--npx"], { cwd: EMPTY, env: { PATH, HOME: home } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(home, ".cursor", "mcp.json"), "utf8"))).toEqual({ mcpServers: { "code-exec": { command: "npx", args: ["-y", `mcp-code-exec@${pkg.version}`] } } });
+  });
 });
