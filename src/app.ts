@@ -11,6 +11,8 @@ import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
+import { createTokenStore } from "./auth/token-store.ts";
+import { createUpstreamAuth } from "./auth/upstream-auth.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -47,6 +49,8 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
       log,
       version: VERSION,
       connectTimeoutMs: config.upstreamStartTimeoutSec * 1000,
+      // Only servers the user trusts start (pool.blocked), so only theirs may run a headersHelper.
+      auth: createUpstreamAuth({ store: createTokenStore(config.stateDir), version: VERSION, env: processEnv, cwd }),
     });
     const p = pool;
     metrics.upstreamRestarts = () => p.restarts();

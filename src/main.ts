@@ -83,6 +83,19 @@ cli
   });
 
 cli
+  .command("auth <action> [server]", "Sign in to remote MCP servers that use OAuth: login NAME, status [NAME], logout NAME")
+  .option("--json", "status, logout: machine-readable")
+  .option("--no-browser", "login: print the link instead of opening a browser (MCP_BRIDGE_BROWSER picks the browser command)")
+  .option("--timeout <seconds>", "login: how long to wait for the browser (default 300)")
+  .example("mcp-code-exec auth login notion")
+  .action(async (action: string, server: string | undefined, opts: { json?: boolean; browser?: boolean; timeout?: string }) => {
+    const timeout = opts.timeout === undefined ? undefined : Number(opts.timeout);
+    if (timeout !== undefined && !(timeout > 0)) fail(new BridgeError("INVALID_INPUT", `--timeout must be a positive number of seconds; got "${opts.timeout}"`));
+    const name = server === undefined ? undefined : String(server);
+    process.exit(await (await import("./cli/auth.ts")).auth(action, name, { json: opts.json, browser: opts.browser, timeout }));
+  });
+
+cli
   .command("stats", "Counters of the bridges running for this user: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency")
   .option("--json", "Machine-readable")
   .action(async (opts: { json?: boolean }) => {

@@ -4,9 +4,11 @@
  * record the user's approval of a project's server.
  */
 import { createApp } from "../app.ts";
+import { statusRow, type RemoteEntry, type StatusRow } from "../auth/status.ts";
+import { createTokenStore, type TokenStore } from "../auth/token-store.ts";
 import { CLIENT_ORDER_TEXT, clientLabel } from "../config/client-names.ts";
-import { displayTransport, maskArgs, maskUrl } from "../config/mask.ts";
-import { formatProblem, type Discovery, type ServerEntry } from "../config/servers.ts";
+import { displayTransport, maskArgs, maskCommandLine, maskUrl } from "../config/mask.ts";
+import { formatProblem, type Discovery, type OAuthSettings, type ServerEntry } from "../config/servers.ts";
 import { addTrust, removeTrust } from "../config/trust-store.ts";
 import { BridgeError } from "../errors.ts";
 
@@ -48,11 +50,16 @@ async function list(opts: ServersOptions): Promise<number> {
     );
   }
   await close();
+  // Offline: what the token store knows (a call that met a 401 without a usable sign-in is recorded there).
+  const store = createTokenStore(app.config.stateDir);
   if (opts.json) {
     const out = {
       order: CLIENT_ORDER_TEXT,
       trustFile: d.trustFile,
-      servers: d.servers.map((s) => ({ ...serverJson(s), ...(opts.tools ? { tools: toolCounts.get(s.name) } : {}) })),
+      servers: d.servers.map((s) => {
+        const a = authRow(s, store);
+        return { ...serverJson(s), ...(opts.tools ? { tools: toolCounts.get(s.name) } : {}), ...(a ? { auth: { state: a.state, detail: a.detail } } : {}) };
+      }),
       skipped: d.skipped,
       problems: d.problems,
       looked: d.looked,
@@ -69,13 +76,17 @@ async function list(opts: ServersOptions): Promise<number> {
   }
   for (const s of d.servers) {
     const state = s.trust.state !== "trusted" ? "NEEDS APPROVAL" : s.needs.length ? "NEEDS A VALUE" : "ready";
-    const tools = opts.tools ? `  [${toolCounts.get(s.name)} tools]` : "";
+    const count = toolCounts.get(s.name);
+    const tools = !opts.tools ? "" : typeof count === "number" ? `  [${count} tools]` : `  [${count}]`;
     w(`  ${s.name} (mcp_${s.alias}) ${state}: ${clientLabel(s.client)}, ${s.scope} scope, ${s.transport.type}${tools}`);
     w(`      ${displayTransport(s.transport)}`);
+    if (s.transport.type !== "stdio" && s.transport.headersHelper) w(`      headersHelper (runs on this computer at each connection): ${maskCommandLine(s.transport.headersHelper)}`);
     w(`      from ${s.source}${s.at ? ` (${s.at})` : ""}`);
     if (s.shadowed.length) w(`      also defined in ${s.shadowed.join(", ")} (not used)`);
     if (s.trust.state === "trusted") w(`      trusted: ${s.trust.reason}`);
     else w(`      not started: ${s.trust.reason}\n      approve: ${s.trust.approve}`);
+    const a = authRow(s, store);
+    if (a && a.state !== "none") w(`      auth: ${a.detail}`);
     for (const n of s.needs) w(`      needs ${n.what} at ${n.at}: ${n.why}; ${n.supply}`);
     for (const n of s.notes) w(`      note: ${n}`);
   }
@@ -114,13 +125,22 @@ export function serverJson(s: ServerEntry): Record<string, unknown> {
     type: t.type,
     ...(t.type === "stdio"
       ? { command: t.command, args: maskArgs(t.args), env: maskMap(t.env), ...(t.cwd ? { cwd: t.cwd } : {}) }
-      : { url: maskUrl(t.url), headers: maskMap(t.headers) }),
+      : { url: maskUrl(t.url), headers: maskMap(t.headers), ...(t.headersHelper ? { headersHelper: maskCommandLine(t.headersHelper) } : {}), ...(t.oauth ? { oauth: maskOAuth(t.oauth) } : {}) }),
     trust: s.trust,
     needs: s.needs,
     notes: s.notes,
     digest: s.digest,
     shadowed: s.shadowed,
   };
+}
+
+/** Sign-in state of a remote server (undefined for stdio ones). */
+function authRow(s: ServerEntry, store: TokenStore): StatusRow | undefined {
+  return s.transport.type === "stdio" ? undefined : statusRow(s as RemoteEntry, store);
+}
+
+function maskOAuth(o: OAuthSettings): Record<string, unknown> {
+  return { ...o, ...(o.clientSecret ? { clientSecret: "***" } : {}) };
 }
 
 function maskMap(m: Record<string, string>): Record<string, string> {
@@ -141,7 +161,8 @@ function trust(name: string): number {
   addTrust(d.trustFile, { name, file: s.source, client: s.client, digest: s.digest, approved: new Date().toISOString() });
   w(`Approved ${name} (${clientLabel(s.client)}, ${s.scope} scope, ${s.source}). It will run:`);
   w(`  ${displayTransport(s.transport)}`);
-  w(`Recorded in ${d.trustFile}. If its command, args, env names or url change, it needs approval again.`);
+  if (s.transport.type !== "stdio" && s.transport.headersHelper) w(`  and, at each connection, its headersHelper on this computer: ${maskCommandLine(s.transport.headersHelper)}`);
+  w(`Recorded in ${d.trustFile}. If its command, args, env names, url or headersHelper change, it needs approval again.`);
   return 0;
 }
 

@@ -6,7 +6,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseDotenv } from "dotenv";
-import type { ServerTransport } from "./server-entry.ts";
+import type { OAuthRead } from "./clients/oauth-settings.ts";
+import type { OAuthSettings, ServerTransport } from "./server-entry.ts";
 import { expandHome } from "./server-sources.ts";
 import type { PathSegment } from "./server-schemas.ts";
 import { formatJsonPath } from "./server-schemas.ts";
@@ -28,6 +29,10 @@ export interface Definition {
   headersFromEnv?: Array<{ header: string; env: string; prefix?: string }>;
   /** The client signs in with OAuth and keeps the token in its own store. */
   oauth?: boolean;
+  /** OAuth client settings the client documents (Claude Code's `oauth`, Cursor's `auth`), before expansion. */
+  oauthSettings?: OAuthRead;
+  /** Claude Code: a shell command printing headers; never expanded (the shell does that). */
+  headersHelper?: string;
   /** Things the client does that the bridge does not (headersHelper, tool filters...). */
   notes?: string[];
 }
@@ -95,7 +100,18 @@ export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegme
       if (!out.needs.length) out.problems.push({ path: [...at, "url"], message: `not a valid URL: ${JSON.stringify(url)}` });
     }
     if (protocol && protocol !== "http:" && protocol !== "https:") out.problems.push({ path: [...at, "url"], message: `expected an http or https URL, got ${protocol}` });
-    out.transport = { type: def.type, url, headers };
+    const t: ServerTransport = { type: def.type, url, headers };
+    if (def.headersHelper !== undefined) t.headersHelper = def.headersHelper;
+    if (def.oauthSettings) {
+      const { settings, key, fields } = def.oauthSettings;
+      const oauth: OAuthSettings = { ...settings };
+      for (const k of ["clientId", "clientSecret", "authServerMetadataUrl"] as const) {
+        const v = settings[k];
+        if (v !== undefined) oauth[k] = x(v, [...at, key, fields[k] ?? k]);
+      }
+      t.oauth = oauth;
+    }
+    out.transport = t;
   }
   return out;
 }

@@ -75,6 +75,25 @@ const flag = z
   .refine((v) => ["1", "0", "true", "false", "yes", "no", "on", "off", ""].includes(v), "expected 1/0, true/false, yes/no or on/off")
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
 
+/** A command line split on spaces, or a JSON array of strings; `none` is the empty list. */
+const commandLine = (name: string) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .transform((raw, ctx) => {
+      if (raw === "none") return [];
+      if (!raw.startsWith("[")) return raw.split(/\s+/);
+      try {
+        const v = JSON.parse(raw) as unknown;
+        if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string" && x !== "")) return v as string[];
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: "custom", message: `${name}: expected a command line, or a JSON array of non-empty strings` });
+      return z.NEVER;
+    });
+
 export const OUTPUT_MODES = ["compact", "toon", "json"] as const;
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 
@@ -183,6 +202,9 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_MAX_CODE_BYTES: positiveInt("MCP_BRIDGE_MAX_CODE_BYTES").describe("Largest code one run may send, in bytes"),
   MCP_BRIDGE_OFFLINE_IMAGE: z.string().trim().min(1).describe("Name `image build --offline` gives the image it builds"),
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
+  MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
+    "Browser command `auth login` opens the sign-in page with (the URL is added last): a command line or a JSON array; `none` only prints the link",
+  ),
 } as const;
 
 /** Families of variables named after something the user defines; listed in help and README. */
@@ -196,6 +218,7 @@ const DEFAULTS_SHOWN: Partial<Record<keyof typeof ENV_SCHEMA, string>> = {
   MCP_BRIDGE_STATE_DIR: "$XDG_STATE_HOME/mcp-code-exec",
   MCP_BRIDGE_OCI_RUNTIME: "engine default",
   MCP_BRIDGE_SETTINGS: "$XDG_CONFIG_HOME/mcp-code-exec/config.json",
+  MCP_BRIDGE_BROWSER: "open, xdg-open or wslview",
 };
 
 /** Settings that also live in our settings file: the variable wins, per field. */
@@ -272,6 +295,8 @@ export interface Config {
   imageCap: number;
   fileCap: number;
   maxMessageBytes: number;
+  /** MCP_BRIDGE_BROWSER: program and arguments; [] = none (print the link only); undefined = the platform's. */
+  browser: string[] | undefined;
 }
 
 /** One variable's value (set, else its default), parsed; `problem` names the variable and its value. */
@@ -332,6 +357,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     imageCap: values.MCP_BRIDGE_IMAGE_CAP as number,
     fileCap: values.MCP_BRIDGE_FILE_CAP as number,
     maxMessageBytes: values.MCP_BRIDGE_MAX_MESSAGE as number,
+    browser: values.MCP_BRIDGE_BROWSER as string[] | undefined,
   };
 }
 

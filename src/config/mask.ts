@@ -39,10 +39,22 @@ export function maskUrl(url: string): string {
   }
 }
 
-/** One line: the command and arguments (shell-quoted where needed), or the URL. */
+/**
+ * One line: the command and arguments (shell-quoted where needed), or the URL. A headersHelper is
+ * named but not quoted: this line reaches sandbox code, and the command may hold a secret.
+ */
 export function displayTransport(t: ServerTransport): string {
-  if (t.type !== "stdio") return maskUrl(t.url);
+  if (t.type !== "stdio") return `${maskUrl(t.url)}${t.headersHelper ? ", and its headersHelper command on this computer" : ""}`;
   return [t.command, ...maskArgs(t.args)].map(shellWord).join(" ");
+}
+
+/** A shell command line for a person to read, secret-looking words masked (quotes kept). */
+export function maskCommandLine(cmd: string): string {
+  const parts = cmd.split(/(\s+)/);
+  const words = parts.filter((_, i) => i % 2 === 0);
+  const bare = words.map((w) => /^(['"]?)(.*?)\1$/s.exec(w)![2]!);
+  const masked = maskArgs(bare);
+  return parts.map((p, i) => (i % 2 ? p : bare[i / 2] === masked[i / 2] ? p : words[i / 2]!.replace(bare[i / 2]!, masked[i / 2]!))).join("");
 }
 
 /** Quote for sh only when needed. */

@@ -8,9 +8,25 @@ import * as path from "node:path";
 
 export const PACKAGE_NAME = "mcp-code-exec";
 
+/** OAuth client settings of a remote server (Claude Code's `oauth`, VS Code's, Cursor's `auth`), variables expanded. */
+export interface OAuthSettings {
+  clientId?: string;
+  clientSecret?: string;
+  callbackPort?: number;
+  authServerMetadataUrl?: string;
+  scopes?: string;
+}
+
 export type ServerTransport =
   | { type: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd?: string }
-  | { type: "http" | "sse"; url: string; headers: Record<string, string> };
+  | {
+      type: "http" | "sse";
+      url: string;
+      headers: Record<string, string>;
+      /** Claude Code: a shell command printing a JSON object of headers, run on the host at each connection (trusted servers only). */
+      headersHelper?: string;
+      oauth?: OAuthSettings;
+    };
 
 /** Last path component, splitting on both separators. */
 function baseName(p: string): string {

@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
+import { loginCommand } from "../auth/auth-required.ts";
 import { settingsPath } from "../policy.ts";
 import { readConfigObject, type FileFormat } from "./config-file.ts";
 import { adminRefusal, readClaudeCodeSettings, type ClaudeCodeSettings } from "./clients/claude-code-settings.ts";
@@ -25,7 +26,7 @@ import { envValue } from "./server-sources.ts";
 import { decideTrust, type TrustInfo } from "./trust.ts";
 import { definitionDigest, readTrustStore } from "./trust-store.ts";
 
-export type { ServerTransport } from "./server-entry.ts";
+export type { OAuthSettings, ServerTransport } from "./server-entry.ts";
 export { toPythonAlias } from "./server-alias.ts";
 export type { LookedAt, Scope } from "./looked.ts";
 export type { TrustInfo } from "./trust.ts";
@@ -224,7 +225,7 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
     const digest = definitionDigest(c.raw);
     const trust = decideTrust({ name: c.name, client, scope: c.scope, source: c.file, digest }, { claude, store }, c.approval);
     const notes = [...built.warnings, ...(c.def.notes ?? [])];
-    if (c.def.oauth) notes.push(`${clientLabel(client)} may sign in to it with OAuth and keep the token itself; the bridge connects without it. If it needs a token, define ${c.name} in ~/.config/mcp/servers/${c.name}.json with an Authorization header (read before any client)`);
+    if (c.def.oauth) notes.push(`${clientLabel(client)} signs in to it with OAuth and keeps that token to itself; the bridge signs in on its own: if the server asks for a sign-in, run \`${loginCommand(c.name)}\``);
     if (c.mergedFrom?.length) notes.push(`merged with its definition in ${c.mergedFrom.join(", ")} (as ${clientLabel(client)} does)`);
     claims.set(c.name, {
       source: c.file,

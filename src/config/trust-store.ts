@@ -15,7 +15,7 @@ export const TrustRecordSchema = z.object({
   name: z.string().min(1).describe("Server name as the client's file spells it"),
   file: z.string().min(1).describe("Absolute path of the file that defines it"),
   client: z.string().optional().describe("Client that owns the file"),
-  digest: z.string().min(1).describe("sha256 of command, args, env names, cwd, envFile, url and header names"),
+  digest: z.string().min(1).describe("sha256 of command, args, env names, cwd, envFile, url, header names and headersHelper"),
   approved: z.string().optional().describe("When it was approved (ISO 8601)"),
 });
 export type TrustRecord = z.infer<typeof TrustRecordSchema>;
@@ -35,6 +35,8 @@ export function definitionDigest(raw: Record<string, unknown>): string {
     cwd: raw.cwd,
     url: pick("url", "serverUrl", "httpUrl", "uri"),
     headerNames: keys(pick("headers", "http_headers")),
+    // A command the bridge runs on the host (absent from most entries, so their digests are unchanged).
+    headersHelper: raw.headersHelper,
   };
   return `sha256:${createHash("sha256").update(canonicalJson(shape)).digest("hex")}`;
 }

@@ -51,7 +51,7 @@ export function decideTrust(s: TrustSubject, ctx: TrustContext, clientApproval?:
   }
   if (clientApproval) return { state: "trusted", reason: clientApproval };
   if (record) {
-    return { state: "needs-approval", reason: `its command, args, env names or url changed since you approved it${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}`, approve };
+    return { state: "needs-approval", reason: `its command, args, env names, url or headersHelper changed since you approved it${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}`, approve };
   }
   const where = s.scope === "local" ? "Claude Code's entry for a folder you have not trusted" : "a project file (inside the working folder or its parents)";
   return { state: "needs-approval", reason: `defined in ${where}; nothing from there starts until you approve it`, approve };

@@ -37,6 +37,8 @@ export const ERROR_KINDS = {
   protocol: "McpToolError",
   unknown_tool: "McpToolError",
   cancelled: "McpToolError",
+  /** A remote server wants an OAuth sign-in (or refused the one stored); the message names the login command. */
+  auth_required: "McpToolError",
   unknown_server: "McpError",
   bad_request: "McpError",
   closed: "McpError",

@@ -9,6 +9,7 @@ import type { Discovery, ServerEntry } from "../config/servers.ts";
 import { displayTransport } from "../config/mask.ts";
 import { createSearchIndex, type SearchIndex } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
+import type { UpstreamAuth } from "../auth/upstream-auth.ts";
 import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
 
 const LIVE_REFRESH_MS = 5_000;
@@ -25,6 +26,8 @@ export interface PoolOptions {
   log: Logger;
   version: string;
   connectTimeoutMs: number;
+  /** Headers, headersHelper and OAuth of remote servers. */
+  auth?: UpstreamAuth;
 }
 
 interface CacheFile {
@@ -96,6 +99,7 @@ export class UpstreamPool {
         version: this.#opts.version,
         connectTimeoutMs: this.#opts.connectTimeoutMs,
         onTools: (tools) => this.#remember(entry, tools),
+        auth: this.#opts.auth,
       });
       this.#servers.set(name, s);
     }

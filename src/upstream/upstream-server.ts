@@ -9,6 +9,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { describeAuthFailure, type UpstreamAuth } from "../auth/upstream-auth.ts";
 import type { ServerEntry } from "../config/servers.ts";
 import type { ErrorKind } from "../sandbox/protocol.ts";
 import type { Logger } from "../log.ts";
@@ -33,6 +34,8 @@ export interface UpstreamOptions {
   connectTimeoutMs: number;
   /** Called when the server says its tool list changed, or after a fresh list was fetched. */
   onTools: (tools: Tool[]) => void;
+  /** Headers, headersHelper and OAuth for remote servers; without it only static headers are sent. */
+  auth?: UpstreamAuth;
 }
 
 const STDERR_TAIL = 4096;
@@ -85,6 +88,8 @@ export class UpstreamServer {
       return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal, resetTimeoutOnProgress: true, maxTotalTimeout: timeoutMs * 5 })) as CallToolResult;
     } catch (err) {
       const message = (err as Error).message ?? String(err);
+      const authFailure = describeAuthFailure(err, this.entry);
+      if (authFailure) throw new UpstreamError(authFailure.kind, authFailure.message, { server: this.entry.name, tool });
       if (signal?.aborted) {
         throw new UpstreamError("cancelled", `${this.entry.name}.${tool} was cancelled: the run that made it ended`, { server: this.entry.name, tool });
       }
@@ -120,7 +125,6 @@ export class UpstreamServer {
     if (this.#status === "crashed") this.#restarts++;
     this.#status = "starting";
     this.#stderr = "";
-    const transport = this.#transport();
     const client = new Client({ name: "mcp-code-exec", version: this.#opts.version }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       log.info("upstream tool list changed", { server: this.entry.name });
@@ -136,12 +140,14 @@ export class UpstreamServer {
     };
     const t0 = performance.now();
     try {
-      await client.connect(transport, { timeout: this.#opts.connectTimeoutMs });
+      await client.connect(await this.#transport(), { timeout: this.#opts.connectTimeoutMs });
     } catch (err) {
       this.#status = "crashed";
       await client.close().catch(() => {});
       const msg = (err as Error).message ?? String(err);
-      this.#lastError = msg;
+      const authFailure = describeAuthFailure(err, this.entry);
+      this.#lastError = authFailure?.message ?? msg;
+      if (authFailure) throw new UpstreamError(authFailure.kind, authFailure.message, { server: this.entry.name });
       throw new UpstreamError("start_failed", `server ${this.entry.name} did not start: ${msg}${this.#stderrHint()} (defined in ${this.entry.source})`, { server: this.entry.name });
     }
     this.#status = "running";
@@ -150,7 +156,7 @@ export class UpstreamServer {
     return client;
   }
 
-  #transport(): Transport {
+  async #transport(): Promise<Transport> {
     const t = this.entry.transport;
     if (t.type === "stdio") {
       const transport = new StdioClientTransport({
@@ -165,10 +171,13 @@ export class UpstreamServer {
       });
       return transport;
     }
-    const requestInit = { headers: t.headers };
-    return t.type === "sse"
-      ? new SSEClientTransport(new URL(t.url), { requestInit })
-      : new StreamableHTTPClientTransport(new URL(t.url), { requestInit });
+    if (!this.#opts.auth) {
+      const requestInit = { headers: t.headers };
+      return t.type === "sse" ? new SSEClientTransport(new URL(t.url), { requestInit }) : new StreamableHTTPClientTransport(new URL(t.url), { requestInit });
+    }
+    // Headers reach only the server's origin (through `fetch`); the OAuth tokens only the provider.
+    const { fetch, authProvider } = await this.#opts.auth.connect(this.entry);
+    return t.type === "sse" ? new SSEClientTransport(new URL(t.url), { fetch, authProvider }) : new StreamableHTTPClientTransport(new URL(t.url), { fetch, authProvider });
   }
 
   #stderrHint(): string {

@@ -1,7 +1,8 @@
 /**
  * Our own sources: MCP_BRIDGE_CONFIG (files or folders, read first), ~/MCPs and ~/.config/mcp/servers
  * (user scope), and ./mcp-servers in the working folder or its parents (project scope). A file holds an
- * `mcpServers` (or `servers`) map, or one server definition named after the file.
+ * `mcpServers` (or `servers`) map, or one server definition named after the file. Remote entries take
+ * Claude Code's `oauth` and `headersHelper`.
  */
 import * as path from "node:path";
 import { expandHome, envValue } from "../server-sources.ts";
@@ -9,7 +10,7 @@ import type { Scope } from "../looked.ts";
 import { mapEntries, standardEntry, type EntryOptions } from "./entry.ts";
 import type { Candidate, ClientReader, ReadContext } from "./types.ts";
 
-const OPTS: EntryOptions = { urlType: "http", disabledFlag: true, envNumbers: false };
+const OPTS: EntryOptions = { urlType: "http", disabledFlag: true, envNumbers: false, oauth: "claude", headersHelper: true };
 
 export const bridge: ClientReader = {
   id: "bridge",

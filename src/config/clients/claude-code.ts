@@ -3,6 +3,7 @@
  * in the working folder or its parents, closest first), user scope (top-level `mcpServers` in
  * ~/.claude.json); local beats project beats user, whole entries, no field merge. `${VAR}` and
  * `${VAR:-default}` expand; an unset variable stays as written with a warning. A `url` needs a `type`.
+ * Remote entries may carry `oauth` client settings and a `headersHelper` command (run only when trusted).
  */
 import * as path from "node:path";
 import { findProjectKey } from "../server-sources.ts";
@@ -10,7 +11,7 @@ import { typeName } from "../server-schemas.ts";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import type { Candidate, ClientReader, ReadContext } from "./types.ts";
 
-const OPTS: EntryOptions = { urlType: undefined };
+const OPTS: EntryOptions = { urlType: undefined, oauth: "claude", headersHelper: true };
 /** Names Claude Code keeps for its built-in servers and skips in configs. */
 const RESERVED = new Set(["workspace", "claude-in-chrome", "computer-use", "Claude Preview", "Claude Browser"]);
 
@@ -73,5 +74,4 @@ function finish(cand: Candidate, ctx: ReadContext): void {
   if (RESERVED.has(cand.name)) cand.off = `${JSON.stringify(cand.name)} is reserved for a Claude Code built-in server; Claude Code skips it (rename it)`;
   const toggled = ctx.claude.disabled.get(cand.name);
   if (!cand.off && toggled && cand.scope !== "managed") cand.off = `disabled in Claude Code (/mcp: disabledMcpServers in ${toggled})`;
-  if (cand.def && cand.raw.headersHelper !== undefined) (cand.def.notes ??= []).push("headersHelper is not run by the bridge: put the headers in the definition, or define the server in ~/.config/mcp/servers/");
 }

@@ -1,13 +1,14 @@
 /**
  * Cursor: `.cursor/mcp.json` in the project (and, like Cursor's CLI, its parents; closest first) beats
  * the global `~/.cursor/mcp.json`. `mcpServers` with command/args/env/envFile or url/headers (a URL
- * without type is Streamable HTTP). `${env:NAME}`, `${userHome}`, `${workspaceFolder}` expand.
+ * without type is Streamable HTTP), `auth{CLIENT_ID, CLIENT_SECRET, scopes}` a static OAuth client.
+ * `${env:NAME}`, `${userHome}`, `${workspaceFolder}` expand.
  */
 import * as path from "node:path";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import type { Candidate, ClientReader } from "./types.ts";
 
-const OPTS: EntryOptions = { urlType: "http", envFile: true };
+const OPTS: EntryOptions = { urlType: "http", envFile: true, oauth: "cursor" };
 
 export const cursor: ClientReader = {
   id: "cursor",

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import type { Definition } from "../definition.ts";
 import { typeName, validate, type PathSegment } from "../server-schemas.ts";
+import { readHeadersHelper, readOAuthSettings, type OAuthDialect } from "./oauth-settings.ts";
 import type { Candidate, ReadContext } from "./types.ts";
 
 export interface EntryOptions {
@@ -21,6 +22,10 @@ export interface EntryOptions {
   disabledFlag?: boolean;
   /** Extra type names this client uses (Copilot CLI "local"). */
   typeAliases?: Record<string, "stdio" | "http" | "sse">;
+  /** The client documents OAuth client settings on remote entries, in this dialect. */
+  oauth?: OAuthDialect;
+  /** Claude Code (and our own files): `headersHelper`, a command run on the host. */
+  headersHelper?: boolean;
 }
 
 const TYPES: Record<string, "stdio" | "http" | "sse"> = { stdio: "stdio", http: "http", "streamable-http": "http", streamableHttp: "http", streamable_http: "http", sse: "sse" };
@@ -108,7 +113,24 @@ export function standardEntry(ctx: ReadContext, file: string, raw: unknown, at: 
     return {};
   }
   const def: Definition = { type, url, headers: e.headers ?? {} };
-  if (e.oauth !== undefined) def.oauth = true;
+  if (e.oauth !== undefined && e.oauth !== false) def.oauth = true;
+  if (opts.oauth) {
+    const { read, issues } = readOAuthSettings(obj, opts.oauth);
+    if (issues.length) {
+      for (const i of issues) ctx.problem(file, [...at, ...i.path], i.message);
+      return {};
+    }
+    if (read) def.oauthSettings = read;
+    if (opts.oauth === "cursor" && obj.auth !== undefined) def.oauth = true;
+  }
+  if (opts.headersHelper) {
+    const { value, issues } = readHeadersHelper(obj);
+    if (issues.length) {
+      for (const i of issues) ctx.problem(file, [...at, ...i.path], i.message);
+      return {};
+    }
+    if (value !== undefined) def.headersHelper = value;
+  }
   return { def };
 }
 

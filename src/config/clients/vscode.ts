@@ -3,13 +3,13 @@
  * scope), both `servers` maps with `inputs`. Workspace first. `${env:X}`, `${workspaceFolder}`,
  * `${workspaceFolderBasename}`, `${userHome}` expand; `${input:id}` is a prompt only VS Code can
  * answer, so it must be supplied (MCP_BRIDGE_INPUT_ID or our config's "inputs"). env values may be
- * numbers; `envFile` is read. VS Code keeps enable/disable state and workspace trust outside the file.
+ * numbers; `envFile` is read; `oauth.clientId` names a client registered ahead of time. VS Code keeps enable/disable state and workspace trust outside the file.
  */
 import * as path from "node:path";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import type { Candidate, ClientReader, ReadContext } from "./types.ts";
 
-const OPTS: EntryOptions = { urlType: "http", envNumbers: true, envFile: true };
+const OPTS: EntryOptions = { urlType: "http", envNumbers: true, envFile: true, oauth: "vscode" };
 
 export function vscodeUserDir(ctx: Pick<ReadContext, "appConfigDir">): string {
   return path.join(ctx.appConfigDir(), "Code", "User");
