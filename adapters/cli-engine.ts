@@ -115,6 +115,9 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
     imageHint(image) {
       return profile.imageHint(image, profile.binary);
     },
+    cliArgv() {
+      return [resolveBinary(), ...prefix];
+    },
   };
   return adapter;
 }

@@ -94,6 +94,9 @@ export default function podmanMachine(options: AdapterOptions): RuntimeAdapter {
     imageHint(image) {
       return `${PODMAN_PROFILE.imageHint(image, "podman")} (images live inside the machine: \`podman --connection ${machineName || "<machine>"} images\`)`;
     },
+    cliArgv() {
+      return inner?.cliArgv?.() ?? [];
+    },
   };
 
   async function startIfStopped(): Promise<void> {

@@ -65,6 +65,11 @@ export interface RuntimeAdapter {
   imageHint(image: string): string;
   /** Engines in a VM (podman machine) may need starting first. */
   ensureRunning?(): Promise<void>;
+  /**
+   * The engine CLI and its global flags (after probe()), for the guard that removes our containers by
+   * label once the bridge is gone (src/host/watchdog.ts): `ARGV ps -aq --filter label=…`, `ARGV rm -f`.
+   */
+  cliArgv?(): string[];
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */

@@ -19,7 +19,7 @@ TABLE_COLS = 20
 TABLE_CELL = 50
 TEXT_MIME = ("text/", "application/json", "application/xml", "application/csv", "application/x-yaml", "application/javascript")
 
-_run = {"images": [], "notes": [], "limits": {}}
+_run = {"images": [], "notes": [], "limits": {}, "spent": 0}
 _sent_files = {}  # name -> (size, mtime_ns) already returned, so unchanged files are not sent again
 
 
@@ -31,8 +31,23 @@ def _limit(key, default):
 def _start(frame):
     _run["images"] = []
     _run["notes"] = []
+    _run["spent"] = 0
     limits = frame.get("display")
     _run["limits"] = limits if isinstance(limits, dict) else {}
+
+
+def _afford(size, label):
+    """Images and files share one budget per run (MCP_BRIDGE_RESULT_CAP), so the whole result fits what
+    clients accept; what does not fit is left out with a note."""
+    cap = _limit("result_bytes", 8 * 1024 * 1024)
+    if _run["spent"] + size > cap:
+        _run["notes"].append(
+            "%s not returned: a run's images and files are capped at %d KiB in all (MCP_BRIDGE_RESULT_CAP) and earlier ones used %d KiB; "
+            "return fewer or smaller ones per call (e.g. a lower dpi), or keep it in /tmp and return it in a later call" % (label, cap // 1024, _run["spent"] // 1024)
+        )
+        return False
+    _run["spent"] += size
+    return True
 
 
 def _magic_mime(data):
@@ -104,7 +119,9 @@ def _add_image(data, mime, label):
             "%s not returned: %d KiB is over the %d KiB image cap; make it smaller (fewer pixels, lower dpi)" % (label, len(data) // 1024, cap // 1024)
         )
         return
-    images.append({"mime_type": mime, "data": base64.b64encode(data).decode("ascii")})
+    encoded = base64.b64encode(data).decode("ascii")
+    if _afford(len(encoded), label):
+        images.append({"mime_type": mime, "data": encoded})
 
 
 def _render_value(value):
@@ -139,9 +156,9 @@ def _frame_value(df):
     try:
         split = json.loads(sample.to_json(orient="split", date_format="iso", default_handler=str))
         table = {
-            "columns": [str(c) for c in split.get("columns", [])],
-            "index": split.get("index", []),
-            "rows": split.get("data", []),
+            "columns": [_cell(str(c)) for c in split.get("columns", [])],
+            "index": [_cell(v) for v in split.get("index", [])],
+            "rows": [[_cell(v) for v in row] for row in split.get("data", [])],
             "total_rows": rows,
             "total_columns": cols,
         }
@@ -153,6 +170,14 @@ def _frame_value(df):
     if table is not None:
         out["table"] = table
     return out
+
+
+def _cell(v):
+    """A table cell as the host accepts it: a primitive, strings cut to TABLE_CELL characters."""
+    if v is None or isinstance(v, (bool, int, float)):
+        return v
+    text = v if isinstance(v, str) else json.dumps(v, default=str)
+    return text if len(text) <= TABLE_CELL else text[: TABLE_CELL - 1] + "…"
 
 
 def _series_value(series):
@@ -235,6 +260,9 @@ def _collect_files():
             item["text"] = text
         else:
             item["data"] = base64.b64encode(data).decode("ascii")
+        if not _afford(len(item.get("data") or data), entry.name):
+            _sent_files[entry.name] = key
+            continue
         total += len(data)
         files.append(item)
         _sent_files[entry.name] = key

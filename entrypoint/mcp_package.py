@@ -103,7 +103,7 @@ def _maybe_json(text):
     if s[:1] in ("{", "[", '"') or s in ("true", "false", "null") or (s[:1].isdigit() or s[:1] == "-"):
         try:
             return json.loads(s)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to be worth parsing
             pass
     return text
 

@@ -306,12 +306,27 @@ def reader():
             line = bytes(buf[:nl])
             del buf[: nl + 1]
             scanned = 0
+            # Nothing the host relays may stop this loop: a reply nested too deep for json (RecursionError)
+            # or any other surprise fails that one request, never the session.
             try:
                 frame = json.loads(line)
-            except ValueError:
-                diag("bad frame from host")
+            except Exception as exc:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
+                _unreadable_reply(line, exc)
                 continue
-            handle_host_frame(frame)
+            try:
+                handle_host_frame(frame)
+            except Exception as exc:  # noqa: BLE001
+                diag("host frame not handled: %r" % (exc,))
+
+
+def _unreadable_reply(line, exc):
+    """A reply that cannot be decoded still ends the request that waits for it (its id comes first)."""
+    diag("unreadable frame from host: %s" % type(exc).__name__)
+    head = line[:64].decode("utf-8", "replace")
+    prefix = '{"t":"rpc_result","id":"'
+    if head.startswith(prefix):
+        rid = head[len(prefix):].split('"', 1)[0]
+        _resolve_rpc({"id": rid, "ok": False, "error": {"kind": "protocol", "message": "the reply could not be decoded in the sandbox (%s); the tool's result is too deep or too large" % type(exc).__name__}})
 
 
 def _on_interrupt(frame):

@@ -1,5 +1,6 @@
 /** Wiring shared by every command: configuration, logger, lazy engine, upstream servers, sessions. */
 import { homedir } from "node:os";
+import { join } from "node:path";
 import { loadConfig, type Config } from "./config/env.ts";
 import { discoverServers, type Discovery } from "./config/servers.ts";
 import { spawnChild } from "./host/process.ts";
@@ -10,6 +11,10 @@ import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
 import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
+import { OWNER_LABEL, ownerId } from "./session/container-spec.ts";
+import { startWatchdog, UpstreamsFile } from "./host/watchdog.ts";
+import { UpstreamProcesses } from "./upstream/processes.ts";
+import type { RuntimeAdapter } from "../adapters/types.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
 import { createTokenStore } from "./auth/token-store.ts";
 import { createUpstreamAuth } from "./auth/upstream-auth.ts";
@@ -29,6 +34,8 @@ export interface App {
   pool(): UpstreamPool;
   newSession(extra?: Partial<SessionDeps>): Session;
   close(): Promise<void>;
+  /** From a synchronous exit handler: kill upstream servers that did not stop when asked. */
+  killUpstreamsSync(): void;
 }
 
 export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd()): App {
@@ -41,6 +48,23 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const engine = lazyEngine(config.adapter ?? config.runtime, { env, log });
   const policy = loadPolicy(processEnv, home);
   const slots = new RunSlots(policy.maxConcurrentRuns);
+  // What this bridge starts (containers, upstream servers) is removed by a guard if the bridge is killed.
+  const owner = `${OWNER_LABEL}=${ownerId()}`;
+  let upstreamsFile: UpstreamsFile | undefined;
+  const processes = new UpstreamProcesses(() => {
+    if (!upstreamsFile) {
+      upstreamsFile = new UpstreamsFile(join(config.stateDir, "run", `${process.pid}.upstreams`));
+      startWatchdog(owner, [], env, upstreamsFile.path);
+    }
+    return upstreamsFile;
+  });
+  const guardedEngines = new WeakSet<object>();
+  const guardEngine = (adapter: RuntimeAdapter) => {
+    if (guardedEngines.has(adapter)) return;
+    guardedEngines.add(adapter);
+    const argv = adapter.cliArgv?.() ?? [];
+    if (argv.length) startWatchdog(owner, argv, env);
+  };
   let pool: UpstreamPool | undefined;
   const getPool = () => {
     pool ??= new UpstreamPool({
@@ -51,6 +75,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
       connectTimeoutMs: config.upstreamStartTimeoutSec * 1000,
       // Only servers the user trusts start (pool.blocked), so only theirs may run a headersHelper.
       auth: createUpstreamAuth({ store: createTokenStore(config.stateDir), version: VERSION, env: processEnv, cwd }),
+      processes,
     });
     const p = pool;
     metrics.upstreamRestarts = () => p.restarts();
@@ -78,10 +103,15 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         slots,
         discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
         seccompProfile: () => seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) }),
+        onEngine: guardEngine,
         ...extra,
       }),
     close: async () => {
       await pool?.close();
+    },
+    killUpstreamsSync: () => {
+      processes.killAllSync();
+      upstreamsFile?.discard();
     },
   };
 }

@@ -21,7 +21,10 @@ export async function exec(opts: ExecOptions): Promise<number> {
   const problem = checkRunRequest({ timeout: opts.timeout, servers: opts.servers }, app.config, app.pool);
   if (problem) throw new BridgeError("INVALID_INPUT", problem.replace(/^\[mcp-code-exec\] /, ""));
   const session = app.newSession();
-  process.on("exit", removeAllContainersSync);
+  process.on("exit", () => {
+    removeAllContainersSync();
+    app.killUpstreamsSync();
+  });
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(sig, () => {
       void session.close().finally(() => process.exit(130));

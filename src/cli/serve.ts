@@ -19,17 +19,19 @@ export async function serve(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     log.info("shutting down", { why });
+    // The stats file says a bridge is running: gone first, whatever the rest of the shutdown meets.
+    stopStats();
     const hardStop = setTimeout(() => process.exit(code), 15_000);
     (hardStop as { unref?: () => void }).unref?.();
     await session.close().catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
-    stopStats();
     await server.close().catch(() => {});
     process.exit(code);
   };
   process.on("exit", () => {
     removeAllContainersSync();
+    app.killUpstreamsSync();
     stopStats();
   });
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
@@ -49,7 +51,7 @@ export async function serve(): Promise<void> {
   });
   transport.onclose = () => void shutdown("transport closed");
   server.server.oninitialized = () => {
-    if (config.prewarm) session.warm();
+    if (config.prewarm && !shuttingDown) session.warm();
   };
   await server.connect(transport);
   log.info("serving MCP on stdio", { version: VERSION });

@@ -178,6 +178,7 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_WORKSPACE_MODE: z.string().trim().toLowerCase().pipe(z.enum(["ro", "rw"])).describe("ro or rw"),
   MCP_BRIDGE_IMAGE_CAP: bytes("MCP_BRIDGE_IMAGE_CAP").describe("Largest image returned from a run"),
   MCP_BRIDGE_FILE_CAP: bytes("MCP_BRIDGE_FILE_CAP").describe("Largest file returned from /tmp/outputs/"),
+  MCP_BRIDGE_RESULT_CAP: bytes("MCP_BRIDGE_RESULT_CAP").describe("Images and files one run returns, in all, base64 included (clients such as the MCP SDK drop a response over 10 MiB)"),
   MCP_BRIDGE_MAX_MESSAGE: bytes("MCP_BRIDGE_MAX_MESSAGE").describe("Largest MCP message read from the client; a larger one is answered with an error and skipped"),
   MCP_BRIDGE_TMPFS_SIZE: z
     .string()
@@ -257,6 +258,7 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "60",
   MCP_BRIDGE_SHM_SIZE: "64m",
   MCP_BRIDGE_MAX_MESSAGE: "16m",
+  MCP_BRIDGE_RESULT_CAP: "8m",
   MCP_BRIDGE_ALLOW_SERVERS: "*",
   MCP_BRIDGE_ALLOW_TOOLS: "*",
   MCP_BRIDGE_MAX_TOOL_CALLS: "10000",
@@ -297,6 +299,7 @@ export interface Config {
   maxMessageBytes: number;
   /** MCP_BRIDGE_BROWSER: program and arguments; [] = none (print the link only); undefined = the platform's. */
   browser: string[] | undefined;
+  resultCap: number;
 }
 
 /** One variable's value (set, else its default), parsed; `problem` names the variable and its value. */
@@ -358,6 +361,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     fileCap: values.MCP_BRIDGE_FILE_CAP as number,
     maxMessageBytes: values.MCP_BRIDGE_MAX_MESSAGE as number,
     browser: values.MCP_BRIDGE_BROWSER as string[] | undefined,
+    resultCap: values.MCP_BRIDGE_RESULT_CAP as number,
   };
 }
 

@@ -52,29 +52,39 @@ export const OutputFileSchema = z
   })
   .refine((f) => (f.text === undefined) !== (f.data === undefined), "exactly one of text or data");
 
+/** The sandbox shows at most 20 rows × 20 columns of 50-character cells; the host allows some slack. */
+export const TABLE_BOUNDS = { rows: 50, columns: 50, cell: 200 } as const;
+const cell = z.union([z.string().max(TABLE_BOUNDS.cell), z.number(), z.boolean(), z.null()]);
+
+/** A DataFrame's head and tail as primitive cells: every renderer repeats column names per row, so all is bounded. */
 export const TableSchema = z.object({
-  columns: z.array(z.string()).max(1000),
-  index: z.array(z.unknown()).max(1000).optional(),
-  rows: z.array(z.array(z.unknown()).max(1000)).max(1000),
+  columns: z.array(z.string().max(TABLE_BOUNDS.cell)).max(TABLE_BOUNDS.columns),
+  index: z.array(cell).max(TABLE_BOUNDS.rows).optional(),
+  rows: z.array(z.array(cell).max(TABLE_BOUNDS.columns)).max(TABLE_BOUNDS.rows),
   total_rows: z.number().int().nonnegative(),
   total_columns: z.number().int().nonnegative(),
   truncated: z.boolean().optional(),
 });
 
+/** Each optional part of a result, validated on its own: a part out of bounds is refused, not the run. */
+const RESULT_PARTS = {
+  stdout: z.string(),
+  stderr: z.string(),
+  stdout_dropped: z.number().int().nonnegative(),
+  stderr_dropped: z.number().int().nonnegative(),
+  value: z.string().describe("repr() of the trailing expression"),
+  error: ErrorInfoSchema,
+  images: z.array(ImageSchema).max(32),
+  files: z.array(OutputFileSchema).max(32),
+  display_notes: z.array(z.string().max(1000)).max(32),
+  table: TableSchema,
+};
+
 export const ResultFrameSchema = z.object({
   t: z.literal("result"),
   id: z.number().int().nonnegative(),
-  stdout: z.string().optional(),
-  stderr: z.string().optional(),
-  stdout_dropped: z.number().int().nonnegative().optional(),
-  stderr_dropped: z.number().int().nonnegative().optional(),
-  value: z.string().optional().describe("repr() of the trailing expression"),
-  error: ErrorInfoSchema.optional(),
-  images: z.array(ImageSchema).max(32).optional(),
-  files: z.array(OutputFileSchema).max(100).optional(),
-  display_notes: z.array(z.string().max(1000)).max(100).optional(),
-  table: TableSchema.optional(),
-});
+  ...Object.fromEntries(Object.entries(RESULT_PARTS).map(([k, s]) => [k, s.optional()])),
+} as { t: z.ZodLiteral<"result">; id: z.ZodNumber } & { [K in keyof typeof RESULT_PARTS]: z.ZodOptional<(typeof RESULT_PARTS)[K]> });
 
 /** Output streamed while a run is in progress (only when the run asked for it). */
 export const OutputFrameSchema = z.object({
@@ -92,7 +102,10 @@ export const RpcFrameSchema = z.object({
   params: z.unknown(),
 });
 
-export const SandboxFrameSchema = z.discriminatedUnion("t", [ReadyFrameSchema, ResultFrameSchema, RpcFrameSchema, OutputFrameSchema]);
+/** A result is checked part by part (resultFrame below); the union only needs its envelope. */
+const ResultEnvelopeSchema = z.object({ t: z.literal("result"), id: z.number().int().nonnegative() }).passthrough();
+
+export const SandboxFrameSchema = z.discriminatedUnion("t", [ReadyFrameSchema, ResultEnvelopeSchema, RpcFrameSchema, OutputFrameSchema]);
 
 export type ReadyFrame = z.infer<typeof ReadyFrameSchema>;
 export type ResultFrame = z.infer<typeof ResultFrameSchema>;
@@ -101,7 +114,7 @@ export type OutputFrame = z.infer<typeof OutputFrameSchema>;
 export type OutputFile = z.infer<typeof OutputFileSchema>;
 export type ImageData = z.infer<typeof ImageSchema>;
 export type Table = z.infer<typeof TableSchema>;
-export type SandboxFrame = z.infer<typeof SandboxFrameSchema>;
+export type SandboxFrame = Exclude<z.infer<typeof SandboxFrameSchema>, { t: "result" }> | ResultFrame;
 export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
 
 export type HostFrame =
@@ -129,7 +142,24 @@ export function decodeFrame(line: string): DecodeResult {
     const issues = formatIssues(parsed.error.issues, { whole: "(frame)" });
     return { ok: false, error: `invalid frame: ${issues}: ${preview(line)}` };
   }
-  return { ok: true, frame: parsed.data };
+  return { ok: true, frame: parsed.data.t === "result" ? resultFrame(parsed.data) : parsed.data };
+}
+
+/**
+ * A result with every part checked on its own: a part out of bounds (a forged table, too many files)
+ * is left out with a note saying so, and the run still gets its result.
+ */
+function resultFrame(raw: { id: number } & Record<string, unknown>): ResultFrame {
+  const frame: ResultFrame = { t: "result", id: raw.id };
+  const refused: string[] = [];
+  for (const [key, schema] of Object.entries(RESULT_PARTS)) {
+    if (raw[key] === undefined) continue;
+    const part = schema.safeParse(raw[key]);
+    if (part.success) (frame as Record<string, unknown>)[key] = part.data;
+    else refused.push(`the bridge refused this result's ${key.replace("_", " ")}: ${formatIssues(part.error.issues, { max: 2 }).slice(0, 300)}`);
+  }
+  if (refused.length) frame.display_notes = [...(frame.display_notes ?? []), ...refused];
+  return frame;
 }
 
 function preview(s: string): string {
@@ -137,24 +167,31 @@ function preview(s: string): string {
 }
 
 /**
- * Splits a byte stream into lines with a cap: a line longer than maxBytes is dropped whole (reported
- * once through onOversize) instead of growing the buffer without bound.
+ * Splits a byte stream into lines with a cap: a line longer than maxBytes is dropped whole instead of
+ * growing the buffer without bound, and a line that cannot be a frame (empty, or not starting with `{`)
+ * is reported without being decoded. Both go to onBad; stop() drops whatever is still queued.
  */
 export class LineSplitter {
   #chunks: Uint8Array[] = [];
   #size = 0;
   #skipping = false;
+  #stopped = false;
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
 
   constructor(
     readonly maxBytes: number,
-    readonly onLine: (line: string) => void,
-    readonly onOversize: (bytes: number) => void,
+    readonly onLine: (line: string, bytes: number) => void,
+    readonly onBad: (problem: string, bytes: number) => void,
   ) {}
+
+  stop(): void {
+    this.#stopped = true;
+    this.#chunks = [];
+  }
 
   push(chunk: Uint8Array): void {
     let start = 0;
-    while (start < chunk.length) {
+    while (start < chunk.length && !this.#stopped) {
       const nl = chunk.indexOf(10, start);
       const end = nl === -1 ? chunk.length : nl;
       const piece = chunk.subarray(start, end);
@@ -174,12 +211,13 @@ export class LineSplitter {
   }
 
   #flushLine(): void {
-    if (this.#skipping) {
-      this.onOversize(this.#size);
-    } else {
-      const buf = this.#chunks.length === 1 ? this.#chunks[0]! : concat(this.#chunks, this.#size);
-      const line = this.#decoder.decode(buf);
-      if (line.trim()) this.onLine(line);
+    const size = this.#size;
+    if (this.#skipping) this.onBad(`frame of ${size} bytes exceeds the ${this.maxBytes}-byte cap`, size);
+    else if (size === 0) this.onBad("empty line", 0);
+    else if (this.#chunks[0]![0] !== 0x7b) this.onBad("not a frame: does not start with {", size);
+    else {
+      const buf = this.#chunks.length === 1 ? this.#chunks[0]! : concat(this.#chunks, size);
+      this.onLine(this.#decoder.decode(buf), size);
     }
     this.#chunks = [];
     this.#size = 0;

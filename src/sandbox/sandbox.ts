@@ -18,6 +18,8 @@ import {
   type ResultFrame,
   type RpcFrame,
 } from "./frames.ts";
+import { FrameBudget, yieldToEventLoop } from "./frame-budget.ts";
+import { boundedReply } from "./reply-bounds.ts";
 import { forgetContainer, rememberContainer } from "./live-containers.ts";
 
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -28,8 +30,10 @@ const MAX_RPC_IN_FLIGHT = 20_000;
 
 export interface SandboxExit {
   code: number | null;
-  /** We stopped it (timeout kill, reset, idle, shutdown). */
+  /** We stopped it (timeout kill, reset, idle, shutdown, flooding, lifetime cap). */
   killedByUs: boolean;
+  /** Stopped for a reason no run reports (it flooded the bridge, it reached its lifetime cap): the next call must hear it. */
+  reportLoss: boolean;
   reason: string;
   stderrTail: string;
 }
@@ -60,11 +64,17 @@ export class Sandbox {
   #nextRun = 1;
   #stderrTail = "";
   #killedByUs = false;
+  #reportLoss = false;
   #killReason = "";
+  #budget = new FrameBudget((reason) => {
+    this.#deps.log.warn("stopping a sandbox that floods the bridge", { name: this.name, reason });
+    void this.kill(reason, { reportLoss: true });
+  });
   #exit: Promise<SandboxExit>;
   #exited: SandboxExit | undefined;
   #ready: { promise: Promise<ReadyFrame>; resolve: (f: ReadyFrame) => void; reject: (e: Error) => void };
   #badFrames = 0;
+  #readySeen = false;
   #rpcInFlight = 0;
   python = "";
 
@@ -82,8 +92,12 @@ export class Sandbox {
     promise.catch(() => {});
     this.#ready = { promise, resolve, reject };
     void this.#pumpStdout();
-    void this.#pumpStderr();
-    this.#exit = child.exited.then((code) => this.#onExit(code));
+    const stderrRead = this.#pumpStderr();
+    // The init's last words (why it ended) may still be in the pipe when the process is reaped.
+    this.#exit = child.exited.then(async (code) => {
+      await Promise.race([stderrRead, new Promise((r) => setTimeout(r, 300))]);
+      return this.#onExit(code);
+    });
   }
 
   /** Start the container, send the entrypoint, wait for its ready frame. */
@@ -159,10 +173,14 @@ export class Sandbox {
     this.#send({ t: "interrupt", id });
   }
 
-  /** Remove the container by name (the client process alone would not stop it) and wait for exit. */
-  async kill(reason: string): Promise<SandboxExit> {
+  /**
+   * Remove the container by name (the client process alone would not stop it) and wait for exit.
+   * `reportLoss`: no run will say why it stopped, so the session tells the next call (as after a crash).
+   */
+  async kill(reason: string, opts: { reportLoss?: boolean } = {}): Promise<SandboxExit> {
     if (!this.#killedByUs) {
       this.#killedByUs = true;
+      this.#reportLoss = opts.reportLoss === true;
       this.#killReason = reason;
       // Remove first: closing stdin first would make the sandbox's init end the container by itself,
       // and the engine's own --rm cleanup would then race our removal (docker: "removal already in
@@ -175,9 +193,14 @@ export class Sandbox {
   }
 
   #send(frame: HostFrame): void {
+    this.#sendRaw(encodeFrame(frame));
+  }
+
+  /** A frame already encoded (the reply path encodes once, to check its size). */
+  #sendRaw(line: string): void {
     if (this.#killedByUs) return;
     try {
-      this.#child.write(encodeFrame(frame));
+      this.#child.write(line);
     } catch (err) {
       this.#deps.log.debug("write to sandbox failed", { name: this.name, error: String(err) });
       return;
@@ -188,14 +211,36 @@ export class Sandbox {
     }
   }
 
+  /** Frames, within the budget; the event loop gets a turn every few milliseconds of reading. */
   async #pumpStdout(): Promise<void> {
-    const splitter = new LineSplitter(
+    const budget = this.#budget;
+    const splitter: LineSplitter = new LineSplitter(
       MAX_FRAME_BYTES,
-      (line) => this.#onLine(line),
-      (bytes) => this.#protocolViolation(`frame of ${bytes} bytes exceeds the ${MAX_FRAME_BYTES}-byte cap`),
+      (line, bytes) => {
+        budget.frame(bytes);
+        if (budget.exceeded) splitter.stop();
+        else this.#onLine(line);
+      },
+      (problem, bytes) => {
+        budget.frame(bytes);
+        this.#protocolViolation(problem);
+        if (budget.exceeded) splitter.stop();
+      },
     );
     try {
-      for await (const chunk of this.#child.stdout) splitter.push(chunk);
+      for await (const chunk of this.#child.stdout) {
+        const t0 = performance.now();
+        splitter.push(chunk);
+        const due = budget.spent(performance.now() - t0);
+        if (budget.exceeded) {
+          splitter.stop();
+          break;
+        }
+        if (due) {
+          await yieldToEventLoop();
+          budget.resumed();
+        }
+      }
     } catch {
       // stream torn down with the process
     }
@@ -205,6 +250,8 @@ export class Sandbox {
     const decoder = new TextDecoder();
     try {
       for await (const chunk of this.#child.stderr) {
+        this.#budget.stderr(chunk.length);
+        if (this.#budget.exceeded) break;
         const text = decoder.decode(chunk, { stream: true });
         this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_BYTES);
         this.#deps.log.debug("sandbox stderr", { name: this.name, text: text.trimEnd() });
@@ -223,6 +270,8 @@ export class Sandbox {
     const frame = decoded.frame;
     switch (frame.t) {
       case "ready":
+        if (this.#readySeen) this.#protocolViolation("a second ready frame");
+        this.#readySeen = true;
         this.#ready.resolve(frame);
         return;
       case "result": {
@@ -274,7 +323,11 @@ export class Sandbox {
     }
     try {
       const value = await handler(frame);
-      this.#send({ t: "rpc_result", id: frame.id, ok: true, value });
+      const params = (frame.params ?? {}) as { server?: unknown; tool?: unknown };
+      const what = frame.method === "tools.call" ? `${String(params.server)}.${String(params.tool)}` : frame.method;
+      const reply = boundedReply(value, what);
+      if ("refused" in reply) this.#send({ t: "rpc_result", id: frame.id, ok: false, error: { kind: "protocol", message: reply.refused } });
+      else this.#sendRaw(`{"t":"rpc_result","id":${JSON.stringify(frame.id)},"ok":true,"value":${reply.json}}\n`);
     } catch (err) {
       const e = err as Error & { kind?: string; details?: Record<string, unknown> };
       this.#send({ t: "rpc_result", id: frame.id, ok: false, error: { kind: e.kind, message: e.message ?? String(err), ...e.details } });
@@ -284,8 +337,9 @@ export class Sandbox {
   #protocolViolation(what: string): void {
     this.#badFrames++;
     // The sandbox is hostile by assumption: log, count, and carry on. Forged frames cannot do more
-    // than end their own run early; a flood of them is bounded by the frame cap and the run timeout.
+    // than end their own run early; past the budget's count of them, the sandbox is stopped.
     if (this.#badFrames <= 20) this.#deps.log.warn("bad frame from sandbox", { name: this.name, problem: what });
+    this.#budget.malformed();
   }
 
   #onExit(code: number | null): SandboxExit {
@@ -293,7 +347,8 @@ export class Sandbox {
     const exit: SandboxExit = {
       code,
       killedByUs: this.#killedByUs,
-      reason: this.#killedByUs ? this.#killReason : describeExit(code, this.#deps.spec.memory),
+      reportLoss: this.#reportLoss,
+      reason: this.#killedByUs ? this.#killReason : describeExit(code, this.#deps.spec.memory, this.#stderrTail),
       stderrTail: this.#stderrTail,
     };
     this.#exited = exit;
@@ -311,8 +366,17 @@ export class Sandbox {
   }
 }
 
-function describeExit(code: number | null, memory: string): string {
-  if (code === 137 || code === null) return `it was killed (SIGKILL): most likely it ran out of memory (limit ${memory}) or hit its lifetime cap`;
+/** Why a sandbox ended that we did not stop: its init (entrypoint/init.py) says, where it could. */
+function describeExit(code: number | null, memory: string, stderrTail: string): string {
+  if (/\[sandbox-init\] lifetime cap reached/.test(stderrTail)) return "it reached its lifetime cap (MCP_BRIDGE_CONTAINER_LIFETIME)";
+  const killed = /\[sandbox-init\] runtime killed by signal (\d+)(?:; oom_kills=(\d+))?/.exec(stderrTail);
+  if (killed) {
+    const [, sig, ooms] = killed;
+    if (ooms !== undefined && Number(ooms) > 0) return `it ran out of memory (limit ${memory}, MCP_BRIDGE_MEMORY): the kernel killed the interpreter`;
+    if (sig === "9") return ooms === undefined ? `the interpreter was killed (SIGKILL): most likely it ran out of memory (limit ${memory}, MCP_BRIDGE_MEMORY)` : "the interpreter was killed (SIGKILL) from outside: not by the memory limit";
+    return `the interpreter was killed by signal ${sig}`;
+  }
+  if (code === 137 || code === null) return "it was killed (SIGKILL) from outside the sandbox (the engine, or `kill`/`docker rm -f`)";
   if (code === 0) return "it exited (the code ended the interpreter, e.g. os._exit, or the engine stopped it)";
   return `it exited with code ${code}`;
 }

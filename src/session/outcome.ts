@@ -100,26 +100,43 @@ export function capText(text: string | undefined, max: number): [string | undefi
   return [text.slice(0, max), new TextEncoder().encode(text.slice(max)).length];
 }
 
-/** The sandbox said what it sends; the host checks the sizes again (base64 decoded) before passing it on. */
+/**
+ * The sandbox said what it sends; the host checks the sizes again (base64 decoded) before passing them
+ * on, and keeps images and files within one budget per run (MCP_BRIDGE_RESULT_CAP), so that the whole
+ * response stays under what clients accept (the MCP SDK's stdio client drops a message over 10 MiB).
+ */
 function checkDisplay(frame: ResultFrame, config: Config): { images: ImageData[]; files: OutputFile[]; notes: string[] } {
-  const notes = [...(frame.display_notes ?? [])];
+  const notes = [...(frame.display_notes ?? [])].slice(0, 32);
   const decoded = (b64: string) => Math.floor((b64.length * 3) / 4);
+  let spent = 0;
+  const afford = (size: number, what: string) => {
+    if (spent + size <= config.resultCap) {
+      spent += size;
+      return true;
+    }
+    notes.push(`${what} dropped by the bridge: a run's images and files are capped at ${Math.floor(config.resultCap / 1024)} KiB in all (MCP_BRIDGE_RESULT_CAP); return fewer or smaller ones per call`);
+    return false;
+  };
   const images = (frame.images ?? []).filter((img, i) => {
     if (i >= MAX_IMAGES) {
       if (i === MAX_IMAGES) notes.push(`images after the first ${MAX_IMAGES} dropped by the bridge`);
       return false;
     }
-    if (decoded(img.data) <= config.imageCap) return true;
-    notes.push(`image ${i + 1} dropped by the bridge: over the ${config.imageCap}-byte cap (MCP_BRIDGE_IMAGE_CAP)`);
-    return false;
+    if (decoded(img.data) > config.imageCap) {
+      notes.push(`image ${i + 1} dropped by the bridge: over the ${config.imageCap}-byte cap (MCP_BRIDGE_IMAGE_CAP)`);
+      return false;
+    }
+    return afford(img.data.length, `image ${i + 1}`);
   });
   let total = 0;
-  const files = (frame.files ?? []).filter((f) => {
+  const files = (frame.files ?? []).slice(0, 10).filter((f) => {
     const size = f.text !== undefined ? new TextEncoder().encode(f.text).length : decoded(f.data ?? "");
     total += size;
-    if (size <= config.fileCap && total <= config.fileCap * 4) return true;
-    notes.push(`${f.name} dropped by the bridge: over the file cap (MCP_BRIDGE_FILE_CAP)`);
-    return false;
+    if (size > config.fileCap || total > config.fileCap * 4) {
+      notes.push(`${f.name} dropped by the bridge: over the file cap (MCP_BRIDGE_FILE_CAP)`);
+      return false;
+    }
+    return afford(f.text !== undefined ? size : (f.data ?? "").length, f.name);
   });
   return { images, files, notes };
 }

@@ -51,6 +51,8 @@ export interface SessionDeps {
   metrics?: Metrics;
   /** Seccomp profile file for the engine (written on first use). */
   seccompProfile?: () => string;
+  /** Told the engine before each sandbox starts (the app guards its containers against our death). */
+  onEngine?: (adapter: Selected["adapter"]) => void;
 }
 
 let sessionCounter = 0;
@@ -224,7 +226,7 @@ export class Session {
     return {
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
-      display: { image_bytes: config.imageCap, file_bytes: config.fileCap, files_total_bytes: config.fileCap * 4, max_images: MAX_IMAGES, max_files: 10 },
+      display: { image_bytes: config.imageCap, file_bytes: config.fileCap, files_total_bytes: config.fileCap * 4, max_images: MAX_IMAGES, max_files: 10, result_bytes: config.resultCap },
     };
   }
 
@@ -240,6 +242,7 @@ export class Session {
   async #start(): Promise<Sandbox> {
     const { config, log } = this.#deps;
     const { adapter } = await this.#deps.engine();
+    this.#deps.onEngine?.(adapter);
     if (adapter.ensureRunning) await adapter.ensureRunning();
     if (!this.#imageChecked.has(config.image)) {
       if (!(await adapter.imageExists(config.image))) {
@@ -264,9 +267,16 @@ export class Session {
     this.#box = box;
     this.#boxUsed = false;
     this.#gate.newSandbox();
+    // The sandbox's init enforces the lifetime cap inside; the bridge does too, from outside the
+    // sandbox's reach (code there can stop its init under gVisor, which lets signals reach PID 1).
+    const lifetime = setTimeout(() => void box.kill(`it reached its lifetime cap of ${formatSeconds(config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`, { reportLoss: true }), config.lifetimeSec * 1000);
+    (lifetime as { unref?: () => void }).unref?.();
     void box.exited.then((exit) => {
+      clearTimeout(lifetime);
       if (this.#box === box) this.#box = undefined;
-      if (!exit.killedByUs && !this.#closed && this.#boxUsed) this.#lostState = exit.reason;
+      // Lost state is told on the next call, unless we stopped the sandbox on purpose (the run that did
+      // so says why) — a sandbox stopped for flooding the bridge lost its state through its own doing.
+      if ((!exit.killedByUs || exit.reportLoss) && !this.#closed && this.#boxUsed) this.#lostState = exit.reason;
     });
     if (this.#closed) {
       await box.kill("bridge shutting down");
@@ -280,7 +290,7 @@ export class Session {
     const box = this.#box;
     if (!box?.alive) return;
     this.#deps.log.warn("stopping a sandbox that floods the host with requests", { name: box.name, reason });
-    void box.kill(reason);
+    void box.kill(reason, { reportLoss: true });
   }
 
   async #stop(reason: string): Promise<void> {

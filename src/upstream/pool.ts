@@ -11,6 +11,7 @@ import { createSearchIndex, type SearchIndex } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
 import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
+import type { UpstreamProcesses } from "./processes.ts";
 
 const LIVE_REFRESH_MS = 5_000;
 const FAILED_RETRY_MS = 60_000;
@@ -28,6 +29,8 @@ export interface PoolOptions {
   connectTimeoutMs: number;
   /** Headers, headersHelper and OAuth of remote servers. */
   auth?: UpstreamAuth;
+  /** Every server process started, so none outlives the bridge. */
+  processes?: UpstreamProcesses;
 }
 
 interface CacheFile {
@@ -100,6 +103,7 @@ export class UpstreamPool {
         connectTimeoutMs: this.#opts.connectTimeoutMs,
         onTools: (tools) => this.#remember(entry, tools),
         auth: this.#opts.auth,
+        processes: this.#opts.processes,
       });
       this.#servers.set(name, s);
     }

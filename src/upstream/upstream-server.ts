@@ -13,6 +13,7 @@ import { describeAuthFailure, type UpstreamAuth } from "../auth/upstream-auth.ts
 import type { ServerEntry } from "../config/servers.ts";
 import type { ErrorKind } from "../sandbox/protocol.ts";
 import type { Logger } from "../log.ts";
+import type { UpstreamProcesses } from "./processes.ts";
 
 export type UpstreamStatus = "stopped" | "starting" | "running" | "crashed";
 
@@ -36,9 +37,13 @@ export interface UpstreamOptions {
   onTools: (tools: Tool[]) => void;
   /** Headers, headersHelper and OAuth for remote servers; without it only static headers are sent. */
   auth?: UpstreamAuth;
+  /** Told about each server process started and ended (so none outlives the bridge). */
+  processes?: UpstreamProcesses;
 }
 
 const STDERR_TAIL = 4096;
+/** Largest message read from a stdio server (the SDK's default is 10 MiB). */
+const MAX_UPSTREAM_MESSAGE = 24 * 1024 * 1024;
 
 export class UpstreamServer {
   readonly entry: ServerEntry;
@@ -50,6 +55,8 @@ export class UpstreamServer {
   #restarts = 0;
   #lastError: string | undefined;
   #closed = false;
+  /** The last connection closed because the server sent a message over MAX_UPSTREAM_MESSAGE. */
+  #overflowed = false;
 
   constructor(entry: ServerEntry, opts: UpstreamOptions) {
     this.entry = entry;
@@ -97,6 +104,9 @@ export class UpstreamServer {
         throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s`, { server: this.entry.name, tool });
       }
       if (this.#status !== "running") {
+        if (this.#overflowed) {
+          throw new UpstreamError("protocol", `${this.entry.name}.${tool} sent a message over ${MAX_UPSTREAM_MESSAGE / 1048576} MiB, more than the bridge reads from a server; ask it for less (a page, a filter, a limit). The server was restarted`, { server: this.entry.name, tool });
+        }
         throw new UpstreamError("crashed", `server ${this.entry.name} stopped during the call to ${tool}${this.#stderrHint()}; it will be restarted on the next call`, { server: this.entry.name, tool });
       }
       throw new UpstreamError("protocol", `${this.entry.name}.${tool} failed: ${message}`, { server: this.entry.name, tool });
@@ -130,6 +140,11 @@ export class UpstreamServer {
       log.info("upstream tool list changed", { server: this.entry.name });
       await this.listTools().catch((err) => log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }));
     });
+    this.#overflowed = false;
+    client.onerror = (err) => {
+      // The SDK's stdio transport closes the connection on a message over its buffer.
+      if (/ReadBuffer exceeded/.test(String(err?.message ?? err))) this.#overflowed = true;
+    };
     client.onclose = () => {
       if (this.#client === client) this.#client = undefined;
       if (!this.#closed && this.#status === "running") {
@@ -165,10 +180,29 @@ export class UpstreamServer {
         env: { ...getDefaultEnvironment(), ...t.env },
         cwd: t.cwd,
         stderr: "pipe",
+        // Read results a little over what may be relayed into the sandbox (src/sandbox/reply-bounds.ts),
+        // so one between the two gets a clear refusal rather than a dropped connection.
+        maxBufferSize: MAX_UPSTREAM_MESSAGE,
       });
       transport.stderr?.on("data", (d: Buffer) => {
         this.#stderr = (this.#stderr + d.toString()).slice(-STDERR_TAIL);
       });
+      const processes = this.#opts.processes;
+      if (processes) {
+        // The process exists once start() returns, before the server has answered anything.
+        const start = transport.start.bind(transport);
+        transport.start = async () => {
+          await start();
+          const pid = transport.pid;
+          if (pid === null) return;
+          processes.started(pid);
+          const onclose = transport.onclose;
+          transport.onclose = () => {
+            processes.ended(pid);
+            onclose?.();
+          };
+        };
+      }
       return transport;
     }
     if (!this.#opts.auth) {

@@ -15,7 +15,7 @@ const HOST_PROGRAMS: Record<string, string> = {
   podman: "engine", docker: "engine CLI", dockerd: "scripts/start-dockerd.sh", runc: "podman/docker OCI runtime",
   runsc: "gVisor runtime", conmon: "podman's container monitor", containerd: "dockerd", debootstrap: "image build",
   chroot: "image build", tar: "image build", bash: "image build, scripts", sh: "tests, install.sh", setsid: "start-dockerd.sh",
-  pidof: "start-dockerd.sh", nohup: "start-dockerd.sh", pgrep: "security suite", pkill: "fault tests", kill: "tests",
+  pidof: "start-dockerd.sh", nohup: "start-dockerd.sh", pgrep: "security suite", pkill: "fault tests", kill: "tests", sleep: "watchdog tests",
   unshare: "release and engine-discovery tests", mount: "engine-discovery test", sha256sum: "release test", python3: "signature tests",
   node: "MCP Inspector CLI, npm-launched servers, the npm launcher", npm: "setup.sh installs bun; npm packages are published and installed", npx: "npx test and bench", bun: "everything", dpkg: "setup.sh",
   "apt-get": "setup.sh", "apt-cache": "this test", wget: "install.sh test", curl: "install.sh", perl: "install.sh test (shasum)",

@@ -5,7 +5,7 @@
  * and the next call working. Also: JSON logs with request ids, and the counters.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge } from "../support/bridge.ts";
@@ -117,6 +117,47 @@ describe("upstream faults", () => {
     } finally {
       await bridge.close();
     }
+  });
+});
+
+describe("upstream servers never outlive the bridge", () => {
+  const engine = ENGINES[0]!;
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** A bridge configured with a server that never finishes starting and ignores every polite signal. */
+  async function withStuckServer() {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-stuck-"));
+    const pidFile = join(dir, "stuck.pid");
+    const home = homeWithServers({ stuck: { command: "bun", args: [join(ROOT, "test", "fixtures", "stuck-server.ts")], env: { STUCK_PID_FILE: pidFile } } });
+    const bridge = await startBridge({ HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "1", MCP_BRIDGE_PREWARM: "0" }, { cwd: home });
+    const started = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0);
+    return { bridge, started };
+  }
+
+  test("one that never finishes starting is gone when the bridge exits right after the failure", async () => {
+    const { bridge, started } = await withStuckServer();
+    const r = await bridge.run("from mcp import runtime\ntry:\n    runtime.list_tools_sync('stuck')\nexcept Exception as e:\n    out = str(e)\nout");
+    expect(String(r.structured.value)).toContain("server stuck did not start");
+    const pid = started();
+    expect(pid).toBeGreaterThan(0);
+    await bridge.close();
+    expect(await waitFor(async () => !alive(pid), 15_000)).toBe(true);
+  });
+
+  test("and when the bridge is killed with SIGKILL while it starts (the watchdog)", async () => {
+    const { bridge, started } = await withStuckServer();
+    void bridge.run("from mcp import runtime\nruntime.list_tools_sync('stuck')").catch(() => {});
+    expect(await waitFor(async () => started() > 0, 15_000)).toBe(true);
+    const pid = started();
+    process.kill(bridge.pid, "SIGKILL");
+    expect(await waitFor(async () => !alive(pid), 10_000)).toBe(true);
+    await bridge.close();
   });
 });
 

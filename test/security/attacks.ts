@@ -19,7 +19,21 @@ export interface Attack {
   bridgeOnly?: boolean;
   /** Servers to load for this run. */
   servers?: string[];
+  /**
+   * An attack that goes on after its run returned (a flood from a thread): the suite watches the
+   * bridge answer pings for `watchMs`, then expects the next call to carry `nextNote`.
+   */
+  after?: { watchMs: number; nextNote: string };
+  /** Judged from the result the client received, not from a verdict inside. */
+  judgeResult?: (r: { text: string; structured: Record<string, unknown>; bytes: number; images: number }) => { contained: boolean; detail: string };
 }
+
+/** A thread that, once its run has returned, writes `line` to every hidden pipe as fast as it can. */
+const floodAfterRun = (line: string) =>
+  `import threading\nfds = proto_fds()\ndef _flood(chunk):\n    time.sleep(0.3)\n    while True:\n        for fd in fds:\n            try:\n                os.write(fd, chunk)\n            except OSError:\n                pass\nthreading.Thread(target=_flood, args=(${JSON.stringify(line)}.encode() * 4000,), daemon=True).start()\nverdict(len(fds) >= 1, f'flooding {fds} once this run returns; the host must stay responsive and stop the sandbox')`;
+
+/** The bridge stopped the sandbox for flooding, and said so on the next call. */
+const FLOOD_NOTE = "so it was stopped";
 
 /** Defined before every attack. */
 export const PRELUDE = String.raw`
@@ -269,6 +283,76 @@ export const ATTACKS: Attack[] = [
     mayReset: true,
   },
   // ---------------------------------------------------------------- the bridge itself
+  {
+    id: "frame-flood",
+    family: "bridge",
+    title: "after its run, a thread writes tiny frames (x\\n) to the protocol fd without pause",
+    code: floodAfterRun("x\n"),
+    bridgeOnly: true,
+    mayReset: true,
+    after: { watchMs: 2500, nextNote: FLOOD_NOTE },
+  },
+  {
+    id: "empty-line-flood",
+    family: "bridge",
+    title: "after its run, a thread writes empty lines to the protocol fd without pause",
+    code: floodAfterRun("\n"),
+    bridgeOnly: true,
+    mayReset: true,
+    after: { watchMs: 2500, nextNote: FLOOD_NOTE },
+  },
+  {
+    id: "forged-ready-flood",
+    family: "bridge",
+    title: "after its run, a thread writes valid `ready` frames to the protocol fd without pause",
+    code: floodAfterRun('{"t":"ready","protocol":1,"python":"3"}\n'),
+    bridgeOnly: true,
+    mayReset: true,
+    after: { watchMs: 2500, nextNote: FLOOD_NOTE },
+  },
+  {
+    id: "forged-table",
+    family: "bridge",
+    title: "a result table of 1,000 × 1,000 cells under 1,000 column names of 100 bytes (every renderer repeats names per row), forged through the runtime's own value renderer",
+    code: "import _mcp_host\nbig = {'columns': [f'{i:04d}' + 'c' * 96 for i in range(1000)], 'rows': [[0] * 1000 for _ in range(1000)], 'total_rows': 1000, 'total_columns': 1000}\n_mcp_host.VALUE_RENDERERS.insert(0, lambda v: {'value': 'forged', 'table': big} if v == 'forge' else None)\n'forge'",
+    bridgeOnly: true,
+    timeout: 60,
+    judgeResult: (r) => {
+      const refused = r.text.includes("the bridge refused this result's table");
+      return { contained: refused && r.bytes < 1024 * 1024, detail: `${refused ? "table refused with a note" : "table NOT refused"}; response ${Math.round(r.bytes / 1024)} KiB` };
+    },
+  },
+  {
+    id: "many-images",
+    family: "bridge",
+    title: "eight images of 1.9 MB each (each under MCP_BRIDGE_IMAGE_CAP, 20 MB in all)",
+    code: "from mcp import runtime\nfor _ in range(8):\n    runtime.show(b'\\x89PNG\\r\\n\\x1a\\n' + os.urandom(1900 * 1024))\n'eight shown'",
+    bridgeOnly: true,
+    timeout: 60,
+    judgeResult: (r) => {
+      const noted = r.text.includes("MCP_BRIDGE_RESULT_CAP");
+      const ok = !r.text.includes("session reset") && noted && r.images > 0 && r.bytes < 10 * 1024 * 1024;
+      return { contained: ok, detail: `${r.images} images returned${noted ? ", the rest left out with a note" : ", no note"}; response ${(r.bytes / 1048576).toFixed(1)} MiB (the SDK client drops one over 10 MiB)` };
+    },
+  },
+  {
+    id: "deep-upstream-result",
+    family: "bridge",
+    title: "an upstream tool's result nested 2,000 levels deep",
+    code: "from mcp import McpToolError\ntry:\n    await mcp_flaky.deep(levels=2000)\n    r = 'accepted'\nexcept McpToolError as e:\n    r = str(e)\nverdict('nested more than' in r, r)",
+    bridgeOnly: true,
+    servers: ["flaky"],
+    timeout: 60,
+  },
+  {
+    id: "huge-upstream-result",
+    family: "bridge",
+    title: "upstream tool results of 20 and 40 MiB",
+    code: "from mcp import McpToolError\nrs = []\nfor mib in (20, 40):\n    try:\n        await mcp_flaky.huge(mib=mib)\n        rs.append('accepted')\n    except McpToolError as e:\n        rs.append(str(e))\nverdict('over the 16 MiB' in rs[0] and 'over 24 MiB' in rs[1], rs)",
+    bridgeOnly: true,
+    servers: ["flaky"],
+    timeout: 60,
+  },
   {
     id: "forged-frames",
     family: "bridge",

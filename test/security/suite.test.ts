@@ -81,6 +81,19 @@ function fromBridge(res: RunResult) {
 }
 
 const hashOf = (p: string) => createHash("sha256").update(readFileSync(p)).digest("hex");
+
+/** The slowest of back-to-back MCP pings over `ms` (each waits for the one before). */
+async function worstPing(bridge: BridgeHandle, ms: number): Promise<number> {
+  let worst = 0;
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    const t0 = performance.now();
+    await bridge.client.ping();
+    worst = Math.max(worst, performance.now() - t0);
+    await Bun.sleep(20);
+  }
+  return worst;
+}
 const pgrep = (pattern: string) => Bun.spawnSync(["pgrep", "-f", pattern]).stdout.toString().trim();
 
 describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
@@ -107,7 +120,16 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
     test(`${attack.family}: ${attack.id} — ${attack.title}`, async () => {
       const code = fill(attack.code, { canary, hostHome: home, bridgePid: bridge.pid });
       const res = await bridge.run(code, { timeout: attack.timeout ?? 15, servers: attack.servers });
-      let outcome = judge(attack, fromBridge(res), 64 * 1024);
+      let outcome = attack.judgeResult
+        ? attack.judgeResult({ text: res.text, structured: res.structured, bytes: JSON.stringify(res.raw).length, images: res.raw.content.filter((c) => c.type === "image").length })
+        : judge(attack, fromBridge(res), 64 * 1024);
+      if (attack.after && outcome.contained) {
+        // From outside while it goes on: the bridge answers pings, then stops the sandbox and says so.
+        const worst = await worstPing(bridge, attack.after.watchMs);
+        const next = await bridge.run("'after'");
+        const told = next.text.includes(attack.after.nextNote);
+        outcome = { contained: worst < 1000 && told && next.structured.value === "'after'", detail: `${outcome.detail}; pings answered within ${Math.round(worst)} ms throughout; next call: ${told ? "sandbox stopped and the loss reported" : `NOT told: ${next.text.slice(0, 200)}`}` };
+      }
       if (attack.id === "cpu-spin" && !outcome.contained && env.MCP_BRIDGE_OCI_RUNTIME) {
         // Inside gVisor the guest's clock and accounting do not show the host's CPU throttling; the
         // limit is the host cgroup's, so check that from the host.
@@ -137,6 +159,37 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
     expect(await waitFor(async () => !(await listOurContainers(engine)).some((c) => c.owner.endsWith(`:${pid}`)), 30_000)).toBe(true);
     expect(await waitFor(async () => pgrep("sleep 31337") === "", 15_000)).toBe(true);
   });
+});
+
+/** Code that stops what it can of the sandbox's own enforcement: its init, and the runtime's way out. */
+const FIGHT = "import os, signal\ntry:\n    os.kill(1, signal.SIGSTOP)\nexcept OSError:\n    pass\nos._exit = lambda *a: None\nimport _thread\n_thread.interrupt_main = lambda *a: None\n'fighting'";
+
+describe.each(CONFIGS.filter((c) => !c.only))("code that fights the lifetime cap and the bridge's death, on $name", ({ engine, env }) => {
+  const mine = async (pid: number) => (await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${pid}`));
+
+  test("the lifetime cap holds with the sandbox's init stopped (gVisor lets code stop it)", async () => {
+    const bridge = await startBridge({ ...env, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_CONTAINER_LIFETIME: "8" });
+    try {
+      expect((await bridge.run(FIGHT)).structured.value).toBe("'fighting'");
+      expect(await waitFor(async () => (await mine(bridge.pid)).length === 0, 30_000)).toBe(true);
+      const next = await bridge.run("'fighting' == _");
+      expect(next.text).toContain("lifetime cap");
+    } finally {
+      await bridge.close();
+    }
+  }, 90_000);
+
+  test("SIGKILL of the bridge: the sandbox is gone within seconds, init stopped, exit patched, GIL held", async () => {
+    const bridge = await startBridge({ ...env, MCP_BRIDGE_RUNTIME: engine });
+    await bridge.run(FIGHT);
+    const [c] = await mine(bridge.pid);
+    expect(c).toBeDefined();
+    void bridge.run("import re\nre.match(r'(a+)+$', 'a' * 64 + 'b')", { timeout: 120 }).catch(() => {});
+    await Bun.sleep(1000);
+    process.kill(bridge.pid, "SIGKILL");
+    expect(await waitFor(async () => !(await listOurContainers(engine)).some((x) => x.name === c!.name), 20_000)).toBe(true);
+    await bridge.close();
+  }, 90_000);
 });
 
 describe.skipIf(!ENGINES.includes("podman"))("the no-init-helper configuration", () => {

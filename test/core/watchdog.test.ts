@@ -1,0 +1,61 @@
+/**
+ * The guard that outlives a killed bridge (src/host/watchdog.ts), with real processes: a stand-in
+ * bridge is SIGKILLed, and the guard removes its containers through the engine CLI (a fake that
+ * records its arguments: no engine here) and kills the upstream server it registered.
+ */
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "../support/env.ts";
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await Bun.sleep(50);
+  }
+  return check();
+}
+
+describe("watchdog", () => {
+  test("SIGKILL of the bridge: its containers are removed by label and its upstream is killed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-guard-"));
+    const log = join(dir, "engine.log");
+    const engine = join(dir, "fake-engine");
+    writeFileSync(engine, `#!/bin/sh\necho "$*" >> '${log}'\n[ "$1" = ps ] && echo c1 && echo c2\nexit 0\n`);
+    chmodSync(engine, 0o755);
+    const upstream = Bun.spawn(["sleep", "300"], { stdout: "ignore" });
+    const bridge = Bun.spawn(["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "io.mcp-code-exec.owner=h:1", engine, String(upstream.pid)], { stdout: "pipe" });
+    const reader = bridge.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("ready\n");
+    expect(alive(upstream.pid)).toBe(true);
+    bridge.kill("SIGKILL");
+    expect(await Promise.race([upstream.exited.then(() => upstream.signalCode), Bun.sleep(5000).then(() => "still running")])).toBe("SIGKILL");
+    expect(await until(() => existsSync(log) && readFileSync(log, "utf8").includes("rm -f"), 5000)).toBe(true);
+    expect(readFileSync(log, "utf8")).toBe("ps -aq --filter label=io.mcp-code-exec.owner=h:1\nrm -f c1 c2\n");
+  });
+
+  test("an upstream the bridge saw end is not touched: by the time the bridge dies, its pid may be someone else's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-guard-"));
+    const engine = join(dir, "fake-engine");
+    writeFileSync(engine, "#!/bin/sh\nexit 0\n");
+    chmodSync(engine, 0o755);
+    const other = Bun.spawn(["sleep", "300"], { stdout: "ignore" });
+    const bridge = Bun.spawn(["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "l", engine, String(other.pid), "ended"], { stdout: "pipe" });
+    await bridge.stdout.getReader().read();
+    bridge.kill("SIGKILL");
+    await Bun.sleep(1500);
+    expect(alive(other.pid)).toBe(true);
+    other.kill();
+  });
+});
