@@ -4,16 +4,19 @@
  * loaded into every engine, then the bridge runs code in the loaded image.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY } from "../support/binary.ts";
-import { bridgeEnv, ENGINES, IMAGE } from "../support/env.ts";
+import { bridgeEnv, ENGINES, IMAGE, ROOT } from "../support/env.ts";
 import { run } from "../support/run.ts";
 
 const DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-image-"));
 const SCRATCH = "mcp-code-exec-sandbox:savetest";
 const BUILT = "mcp-code-exec-sandbox:buildtest";
+const STANDIN = "mcp-code-exec-sandbox:recipetest";
+const RECIPE = createHash("sha256").update(readFileSync(join(ROOT, "scripts", "build-image.sh"))).digest("hex").slice(0, 16);
 const cli = (args: string[], env: Record<string, string> = {}) => run([BINARY, "image", ...args], { cwd: DIR, env: bridgeEnv(env) });
 const engine = (e: string, args: string[]) => run([e, ...args], { env: bridgeEnv() });
 const exists = async (e: string, image: string) => (await engine(e, ["image", "inspect", image])).code === 0;
@@ -23,7 +26,7 @@ async function untag(e: string, image: string) {
 }
 
 afterAll(async () => {
-  for (const e of ENGINES) for (const image of [SCRATCH, BUILT]) await untag(e, image);
+  for (const e of ENGINES) for (const image of [SCRATCH, BUILT, STANDIN]) await untag(e, image);
   rmSync(DIR, { recursive: true, force: true });
 });
 
@@ -96,5 +99,43 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
     expect(r.stderr).toContain("[image] debootstrap bookworm from http://127.0.0.1:9/debian");
     expect(r.stderr).toContain("building mcp-code-exec-sandbox:mirrortest failed (build script exited 1): see the lines above");
     expect(await exists(e, "mcp-code-exec-sandbox:mirrortest")).toBe(false);
+  });
+
+  test("the cache is keyed by the recipe: another recipe's image is replaced, the current one kept, another recipe's tarball never reused (tiny stand-in rootfs)", async () => {
+    const cache = mkdtempSync(join(DIR, "recipe-cache-"));
+    const tree = mkdtempSync(join(DIR, "tree-"));
+    mkdirSync(join(tree, "etc"));
+    writeFileSync(join(tree, "etc", "stand-in"), "not a real root filesystem\n");
+    const tarball = join(cache, `sandbox-rootfs-${RECIPE}.tar`);
+    expect((await run(["tar", "-C", tree, "-cf", tarball, "."])).code).toBe(0);
+    const label = async () => (await engine(e, ["image", "inspect", "--format", '{{ index .Config.Labels "io.github.mcp-code-exec.recipe" }}', STANDIN])).stdout.trim();
+    const id = async () => (await engine(e, ["image", "inspect", "--format", "{{.Id}}", STANDIN])).stdout.trim();
+    const build = (tag: string, extra: string[] = []) => cli(["build", "--offline", "--engine", e, "--tag", tag, ...extra], { MCP_BRIDGE_IMAGE_CACHE: cache });
+
+    await untag(e, STANDIN);
+    expect((await engine(e, ["import", tarball, STANDIN])).code).toBe(0);
+    const stale = await id();
+    expect(await label()).toBe("");
+    const replaced = await build(STANDIN);
+    expect(replaced.code).toBe(0);
+    expect(replaced.stderr).toContain(`[image] ${e} has ${STANDIN} from another recipe (none); rebuilding for ${RECIPE}`);
+    expect(replaced.stderr).toContain(`[image] importing into ${e} as ${STANDIN}`);
+    expect(replaced.stderr).not.toContain("debootstrap");
+    expect(await label()).toBe(RECIPE);
+    expect((await engine(e, ["image", "inspect", stale])).code).not.toBe(0);
+
+    const kept = await build(STANDIN);
+    expect(kept.code).toBe(0);
+    expect(kept.stderr).toContain(`[image] ${STANDIN} (recipe ${RECIPE}) present in: ${e}`);
+    expect(kept.stderr).not.toContain("importing");
+
+    // A machine that holds only an older recipe's tarball builds afresh (here: from a mirror that is not there).
+    rmSync(tarball);
+    writeFileSync(join(cache, "sandbox-rootfs.tar"), "an older recipe's tarball");
+    await untag(e, STANDIN);
+    const rebuilt = await build(STANDIN, ["--mirror", "http://127.0.0.1:9/debian"]);
+    expect(rebuilt.code).toBe(1);
+    expect(rebuilt.stderr).toContain("[image] debootstrap bookworm from http://127.0.0.1:9/debian");
+    expect(await exists(e, STANDIN)).toBe(false);
   });
 });
