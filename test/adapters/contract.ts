@@ -56,7 +56,7 @@ export function adapterContract(name: string, target: ContractTarget): void {
       const err = await target.makeMissing().probe().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EngineUnavailableError);
       expect((err as EngineUnavailableError).render()).toContain("not found on PATH");
-      expect((err as EngineUnavailableError).hint).toBeTruthy();
+      expect((err as EngineUnavailableError).hint).toMatch(/install|set MCP_BRIDGE_RUNTIME/i);
     });
 
     test("imageExists tells present from absent", async () => {
@@ -103,29 +103,32 @@ export function adapterContract(name: string, target: ContractTarget): void {
       } finally {
         await adapter.remove(spec.name);
       }
-      const exit = await box.exited;
+      await box.exited;
       expect(box.alive).toBe(false);
-      expect(exit).toBeDefined();
       if (target.real) expect((await adapter.list(`io.mcp-code-exec.contract=${process.pid}`)).some((c) => c.name === spec.name)).toBe(false);
     });
 
-    test("ensureRunning, where the engine has it, is safe to call at once and again", async () => {
+    // Only engines in a VM have ensureRunning: for the others the case is skipped, and says so.
+    const hasEnsure = target.make().ensureRunning !== undefined;
+    test.skipIf(!hasEnsure)(`ensureRunning is safe to call at once and again${hasEnsure ? "" : " (skipped: this engine has no ensureRunning)"}`, async () => {
       const adapter = target.make();
-      if (!adapter.ensureRunning) return;
-      await Promise.all([adapter.ensureRunning(), adapter.ensureRunning()]);
-      await adapter.ensureRunning();
+      await Promise.all([adapter.ensureRunning!(), adapter.ensureRunning!()]);
+      await adapter.ensureRunning!();
       expect(await adapter.imageExists(target.image)).toBe(true);
     });
 
     test("removing a container that does not exist is not an error", async () => {
       const adapter = target.make();
-      await adapter.remove("mcp-code-exec-never-existed");
-      adapter.removeSync("mcp-code-exec-never-existed");
+      await expect(adapter.remove("mcp-code-exec-never-existed")).resolves.toBeUndefined();
+      expect(() => adapter.removeSync("mcp-code-exec-never-existed")).not.toThrow();
     });
 
     test("imageHint says how to get the image", () => {
       const hint = target.make().imageHint("python:3.13-slim");
-      expect(hint).toMatch(/pull|build-image|load/);
+      // A command a user of the binary can run (no path in our source tree); the built-in engines'
+      // hints name `mcp-code-exec image ...` (test/unit/doctor-fixes.test.ts).
+      expect(hint).toMatch(/`[^`]*(pull|load|build)[^`]*`/);
+      expect(hint).not.toContain("scripts/");
     });
   });
 }

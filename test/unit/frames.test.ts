@@ -29,7 +29,7 @@ describe("result parts are bounded one by one", () => {
     const table = { columns: Array.from({ length: 500 }, (_, i) => `c${i}`), rows: [Array.from({ length: 500 }, () => "x".repeat(10_000))], total_rows: 1, total_columns: 500 };
     const r = decodeFrame(JSON.stringify({ t: "result", id: 1, value: "df", table }));
     expect(r.ok).toBe(true);
-    if (!r.ok || r.frame.t !== "result") return;
+    if (!r.ok || r.frame.t !== "result") throw new Error("expected a result frame");
     expect(r.frame.value).toBe("df");
     expect(r.frame.table).toBeUndefined();
     expect(r.frame.display_notes?.[0]).toStartWith("the bridge refused this result's table: columns:");
