@@ -1,20 +1,10 @@
 /** Server name -> unique Python identifier. */
+import { pythonIdentifier } from "../docs/python-identifier.ts";
 
-const PY_KEYWORDS = new Set(
-  ("False None True and as assert async await break class continue def del elif else except " +
-    "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield").split(" "),
-);
 
 /** Server name -> Python identifier (without collision suffixes). */
 export function toPythonAlias(name: string): string {
-  let a = name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "");
-  if (a === "") a = "server";
-  if (/^[0-9]/.test(a)) a = `_${a}`;
-  if (PY_KEYWORDS.has(a)) a = `${a}_`;
-  return a;
+  return pythonIdentifier(name.toLowerCase(), { collapse: true, empty: "server" });
 }
 
 /** Base aliases stay with their first owner; later collisions get _2, _3, ... */

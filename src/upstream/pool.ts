@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Discovery, ServerEntry } from "../config/servers.ts";
 import { displayTransport } from "../config/mask.ts";
-import { createSearchIndex, type SearchIndex } from "../docs/search.ts";
+import { createSearchIndex, loadWordVectors, type SearchIndex } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
 import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
@@ -183,7 +183,12 @@ export class UpstreamPool {
       const docs = this.entries().filter((e) => include(e.name)).flatMap((e) =>
         (this.knownTools(e.name) ?? []).map((t) => ({ server: e.name, name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
       );
-      this.#index = createSearchIndex(docs);
+      // General word knowledge: decoded once per process; without it the index matches words only.
+      const wordVectors = await loadWordVectors().catch((err: unknown) => {
+        this.#opts.log.info("search: word vectors unavailable, matching words only", { error: String(err) });
+        return null;
+      });
+      this.#index = createSearchIndex(docs, { wordVectors });
     }
     return { index: this.#index, errors };
   }

@@ -1,0 +1,69 @@
+/**
+ * What of a tool is indexed, field by field: server, name, title, the description's first sentence
+ * and the rest of it (sentences that give the model orders left out), parameter names and
+ * parameter descriptions.
+ */
+import type { ToolDoc } from "../search.ts";
+import { oneLine, sentences } from "../text.ts";
+import { isDirective } from "./directives.ts";
+
+export const F_SERVER = 0;
+export const F_NAME = 1;
+export const F_TITLE = 2;
+export const F_FIRST = 3;
+export const F_REST = 4;
+export const F_PARAM_NAMES = 5;
+export const F_PARAM_DESCS = 6;
+export const NUM_FIELDS = 7;
+
+export interface DocFields {
+  server: string;
+  name: string;
+  title: string;
+  /** Texts per field, indexed by the F_* constants. */
+  texts: string[][];
+}
+
+function str(x: unknown): string {
+  return typeof x === "string" ? x : "";
+}
+
+/** Descriptive sentences of a description: first paragraph split in sentences, then the rest, orders dropped. */
+export function descriptiveSentences(description: string): string[] {
+  const paragraphs = description.split(/\r?\n[ \t]*\r?\n|\r?\n(?=\s*[-*#\d])/);
+  const out: string[] = [];
+  for (const p of paragraphs) for (const s of sentences(oneLine(p))) if (!isDirective(s)) out.push(s);
+  return out;
+}
+
+export function docFields(doc: ToolDoc): DocFields {
+  const server = str(doc.server);
+  const name = str(doc.name);
+  const title = str(doc.title);
+  const description = str(doc.description);
+  const kept = descriptiveSentences(description);
+  const first = kept[0] ?? "";
+  const rest = kept.slice(1).join(" ");
+  const pNames: string[] = [];
+  const pDescs: string[] = [];
+  collectParams(doc.inputSchema, pNames, pDescs);
+  return { server, name, title, texts: [[server], [name], [title], [first], [rest], pNames, pDescs.filter((d) => !isDirective(d))] };
+}
+
+/** Collect parameter names and descriptions from a JSON schema (nested properties too, bounded). */
+function collectParams(schema: unknown, names: string[], descs: string[], depth = 0): void {
+  if (depth > 3 || !schema || typeof schema !== "object" || Array.isArray(schema)) return;
+  const s = schema as Record<string, unknown>;
+  const props = s.properties;
+  if (props && typeof props === "object" && !Array.isArray(props)) {
+    for (const [key, value] of Object.entries(props as Record<string, unknown>)) {
+      names.push(key);
+      if (value && typeof value === "object" && !Array.isArray(value)) {
+        const v = value as Record<string, unknown>;
+        descs.push(str(v.description), str(v.title));
+        collectParams(v, names, descs, depth + 1);
+      }
+    }
+  }
+  if (s.items) collectParams(s.items, names, descs, depth + 1);
+}

@@ -1,0 +1,129 @@
+/**
+ * A query as groups of weighted alternative stems, one group per query word: the word itself,
+ * its long or short forms (lexicon.ts), prefix completions ("perms" -> "permissions"), typo
+ * corrections ("chanel" -> "channel") and compounds ("key vault" -> "keyvault"). All alternatives
+ * of a word share one idf (that of the most common one, as Lucene's SynonymQuery does), so a rare
+ * form does not outweigh a common one.
+ */
+import type { Bm25fIndex } from "./bm25f.ts";
+import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
+
+const W_SYNONYM = 0.5;
+const W_PREFIX = 0.45;
+/** Two adjacent query words matching a compound in the corpus ("key vault" -> "keyvault"). */
+const W_COMPOUND = 0.9;
+const W_FUZZY = [1, 0.7, 0.45]; // by edit distance
+/** Minimum stem length for prefix expansion. */
+const MIN_PREFIX = 4;
+/** Query words beyond this many are ignored (bounds the cost of pathological queries). */
+const MAX_QUERY_WORDS = 32;
+
+export interface Alt {
+  term: string; // stem
+  w: number;
+  /** Fallbacks (prefix expansions) do not set the word's shared idf, and score with min(own idf, shared idf). */
+  fallback: boolean;
+  idf: number;
+}
+
+export interface Group {
+  alts: Alt[];
+  /** Optional groups (tail words of phrase alternatives) add score but do not count for coordination. */
+  optional: boolean;
+}
+
+export interface ParsedQuery {
+  groups: Group[];
+  /** The query's words as the corpus knows them (typos corrected), with a weight each. */
+  words: { word: string; w: number }[];
+  /** Fraction of query words the corpus has no match for at all (not even a typo correction). */
+  unmatched: number;
+}
+
+export function parseQuery(query: string, index: Bm25fIndex): ParsedQuery {
+  const vocab = index.vocabulary;
+  const groups: Group[] = [];
+  const words: { word: string; w: number }[] = [];
+  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[] }[] = [];
+  for (const tok of tokenize(query)) {
+    if (STOP_WORDS.has(tok)) continue;
+    if (tokens.length >= MAX_QUERY_WORDS) break;
+    if (index.isKnown(tok)) {
+      tokens.push({ tok });
+      continue;
+    }
+    const fuzzy = vocab.fuzzyMatches(tok);
+    const parts = tok.length >= 6 && !fuzzy.some((f) => f.dist === 1) ? vocab.splitCompound(tok) : undefined;
+    if (parts) tokens.push({ tok: parts[0] }, { tok: parts[1] });
+    else tokens.push({ tok, fuzzy });
+  }
+  // Adjacent words that form a known compound ("key vault" -> "keyvault").
+  const joined: (string | undefined)[] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const c = tokens[i]!.tok + tokens[i + 1]!.tok;
+    const cs = stem(c);
+    joined.push(index.postings.has(cs) ? cs : index.postings.has(c) ? c : undefined);
+  }
+
+  for (const [i, { tok, fuzzy }] of tokens.entries()) {
+    const alts = new Map<string, Alt>();
+    const put = (term: string, w: number, fallback = false) => {
+      const cur = alts.get(term);
+      if (!cur) alts.set(term, { term, w, fallback, idf: 0 });
+      else if (w > cur.w) {
+        cur.w = w;
+        cur.fallback = fallback;
+      }
+    };
+    // Base forms: the word itself if known, otherwise its typo corrections; an unknown word may
+    // also be an abbreviation, so its own prefix matches are kept too.
+    const bases: { word: string; w: number }[] = [];
+    if (!fuzzy || fuzzy.length === 0) bases.push({ word: tok, w: 1 });
+    else for (const c of fuzzy) bases.push({ word: c.word, w: W_FUZZY[c.dist] ?? 0.3 });
+    if (fuzzy) {
+      const ts = stem(tok);
+      if (ts.length >= MIN_PREFIX) for (const p of vocab.prefixMatches(ts)) put(p, W_PREFIX, true);
+    }
+    for (const b of bases) if (b.word !== tok) words.push(b);
+    // The raw word too: general word knowledge may know it when the corpus does not ("elevation").
+    words.push({ word: tok, w: fuzzy?.some((f) => f.dist === 1) ? 0.5 : 1 });
+
+    const extraGroups: Alt[][] = [];
+    for (const base of bases) {
+      const bs = stem(base.word);
+      put(bs, base.w);
+      if (base.word !== bs && index.postings.has(base.word)) put(base.word, base.w);
+      if (bs.length >= MIN_PREFIX) for (const p of vocab.prefixMatches(bs)) put(p, base.w * W_PREFIX, true);
+      for (const syn of index.synonyms.get(bs) ?? []) {
+        put(syn[0]!, base.w * W_SYNONYM);
+        // Phrase alternative ("pr" -> "pull request"): the remaining words become optional groups.
+        for (const extra of syn.slice(1)) extraGroups.push([{ term: extra, w: base.w * W_SYNONYM, fallback: false, idf: 0 }]);
+      }
+    }
+    const before = i > 0 ? joined[i - 1] : undefined;
+    const after = joined[i];
+    if (before) put(before, W_COMPOUND);
+    if (after) put(after, W_COMPOUND);
+    groups.push(makeGroup(index, [...alts.values()], false));
+    for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
+  }
+  const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
+  return { groups, words, unmatched };
+}
+
+function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {
+  // Alternatives share one idf: the idf of the most frequent exact/synonym alternative.
+  // Fallbacks score at most min(own idf, shared idf).
+  let maxDf = 0;
+  let maxFallbackDf = 0;
+  const df = index.vocabulary.df;
+  for (const a of alts) {
+    const d = df.get(a.term) ?? 0;
+    if (a.fallback) maxFallbackDf = Math.max(maxFallbackDf, d);
+    else maxDf = Math.max(maxDf, d);
+  }
+  const idfOf = (d: number) => (d > 0 ? Math.log(1 + (index.size - d + 0.5) / (d + 0.5)) : 0);
+  const shared = idfOf(maxDf > 0 ? maxDf : maxFallbackDf);
+  for (const a of alts) a.idf = a.fallback ? Math.min(shared, idfOf(df.get(a.term) ?? 0)) : shared;
+  return { alts, optional };
+}

@@ -1,0 +1,131 @@
+/**
+ * The meaning channel: each tool and each query becomes the weighted mean of the built-in static
+ * word vectors (see scripts/build-word-vectors.ts: a sentence encoder distilled to one vector per
+ * word or word piece), weighted by smooth inverse frequency (Arora et al. 2017, "A simple but
+ * tough-to-beat baseline for sentence embeddings"), with the corpus's common direction removed;
+ * tools rank by cosine. It relates "altitude" to "elevation" without any table of phrasings.
+ */
+import { spell } from "../semantic/pieces.ts";
+import type { WordVectors } from "../semantic/word-vectors-format.ts";
+import { type DocFields, NUM_FIELDS } from "./fields.ts";
+import { STOP_WORDS, tokens } from "./tokenize.ts";
+
+/** How much each field contributes to a tool's vector: server, name, title, first sentence, rest, parameter names, parameter descriptions. */
+const FIELD_WEIGHT = [0.5, 2, 1, 1, 0.5, 0.5, 0.25];
+
+const SPELLINGS = new WeakMap<WordVectors, Map<string, { id: number; share: number }[]>>();
+
+/** Spellings of words in entries, shared by every index over the same vectors. */
+function spellings(wv: WordVectors): Map<string, { id: number; share: number }[]> {
+  let m = SPELLINGS.get(wv);
+  if (!m) SPELLINGS.set(wv, (m = new Map()));
+  return m;
+}
+
+export class SemanticIndex {
+  readonly #wv: WordVectors;
+  readonly #dims: number;
+  readonly #docs: Float32Array;
+  readonly #n: number;
+  readonly #common: Float32Array;
+  readonly #wordCache: Map<string, { id: number; share: number }[]>;
+
+  constructor(wv: WordVectors, fields: DocFields[]) {
+    this.#wv = wv;
+    this.#wordCache = spellings(wv);
+    const dims = (this.#dims = wv.dims);
+    const n = (this.#n = fields.length);
+    this.#docs = new Float32Array(n * dims);
+    const tmp = new Float32Array(dims);
+    for (let d = 0; d < n; d++) {
+      tmp.fill(0);
+      const f = fields[d]!;
+      for (let fi = 0; fi < NUM_FIELDS; fi++) {
+        const seen = new Set<string>();
+        for (const text of f.texts[fi]!) {
+          for (const tok of tokens(text)) {
+            // Each distinct word once per field: repetition says little about meaning.
+            if (STOP_WORDS.has(tok) || seen.has(tok)) continue;
+            seen.add(tok);
+            this.#add(tmp, tok, FIELD_WEIGHT[fi]!);
+          }
+        }
+      }
+      this.#docs.set(tmp, d * dims);
+    }
+    // Remove the first principal direction shared by all tools (SIF's common component).
+    this.#common = firstPrincipal(this.#docs, n, dims);
+    for (let d = 0; d < n; d++) {
+      const v = this.#docs.subarray(d * dims, (d + 1) * dims);
+      removeAndNormalise(v, this.#common);
+    }
+  }
+
+  /** Adds w * weight(word) * vector(word) to acc (spelled from pieces if need be); false when unknown. */
+  #add(acc: Float32Array, word: string, w: number): boolean {
+    const wv = this.#wv;
+    let parts = this.#wordCache.get(word);
+    if (parts === undefined) {
+      parts = spell(wv, word);
+      if (this.#wordCache.size < 100_000) this.#wordCache.set(word, parts);
+    }
+    if (parts.length === 0) return false;
+    const comps = wv.components;
+    for (const { id, share } of parts) {
+      const scale = wv.scales[id]! * wv.weights[id]! * w * share;
+      const base = id * this.#dims;
+      for (let k = 0; k < this.#dims; k++) acc[k]! += comps[base + k]! * scale;
+    }
+    return true;
+  }
+
+  /** Cosine similarity of every tool to the query words; undefined when no word is known. */
+  score(words: { word: string; w: number }[]): Float32Array | undefined {
+    const q = new Float32Array(this.#dims);
+    let known = 0;
+    for (const { word, w } of words) if (this.#add(q, word, w)) known++;
+    if (known === 0) return undefined;
+    removeAndNormalise(q, this.#common);
+    const out = new Float32Array(this.#n);
+    const docs = this.#docs;
+    const dims = this.#dims;
+    for (let d = 0, base = 0; d < this.#n; d++, base += dims) {
+      let s = 0;
+      for (let k = 0; k < dims; k++) s += docs[base + k]! * q[k]!;
+      out[d] = s;
+    }
+    return out;
+  }
+}
+
+function removeAndNormalise(v: Float32Array, u: Float32Array): void {
+  let dot = 0;
+  for (let k = 0; k < v.length; k++) dot += v[k]! * u[k]!;
+  let norm = 0;
+  for (let k = 0; k < v.length; k++) {
+    v[k]! -= dot * u[k]!;
+    norm += v[k]! * v[k]!;
+  }
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let k = 0; k < v.length; k++) v[k]! /= norm;
+}
+
+/** First principal direction of n row vectors (power iteration on X^T X, unit length). */
+function firstPrincipal(x: Float32Array, n: number, dims: number): Float32Array {
+  const u = new Float32Array(dims).fill(1 / Math.sqrt(dims));
+  const next = new Float64Array(dims);
+  for (let iter = 0; iter < 20 && n > 0; iter++) {
+    next.fill(0);
+    for (let d = 0, base = 0; d < n; d++, base += dims) {
+      let dot = 0;
+      for (let k = 0; k < dims; k++) dot += x[base + k]! * u[k]!;
+      for (let k = 0; k < dims; k++) next[k]! += dot * x[base + k]!;
+    }
+    let norm = 0;
+    for (let k = 0; k < dims; k++) norm += next[k]! * next[k]!;
+    norm = Math.sqrt(norm);
+    if (!(norm > 0)) break;
+    for (let k = 0; k < dims; k++) u[k] = next[k]! / norm;
+  }
+  return u;
+}
