@@ -17,13 +17,14 @@ import importlib.abc
 import importlib.util
 import inspect
 import json
+import re
 import sys
 import types
 import typing
 
 import _mcp_host as _host
 
-__all__ = ["McpError", "McpToolError", "McpServerNotLoaded", "McpPolicyError", "McpImage", "McpAudio", "McpResource", "runtime"]
+__all__ = ["McpError", "McpToolError", "McpArgumentError", "McpServerNotLoaded", "McpPolicyError", "McpImage", "McpAudio", "McpResource", "runtime"]
 
 
 class McpError(Exception):
@@ -39,6 +40,16 @@ class McpError(Exception):
 
 class McpToolError(McpError):
     """The upstream tool returned an error result, failed, or timed out."""
+
+
+class McpArgumentError(McpToolError, ValueError):
+    """An argument does not fit the tool's input schema (checked before sending, or refused upstream).
+
+    .argument names the argument (a path like 'items[0].name' for nested values) when known."""
+
+    def __init__(self, message, server=None, tool=None, kind="invalid_arguments", argument=None):
+        super().__init__(message, server=server, tool=tool, kind=kind)
+        self.argument = argument
 
 
 class McpPolicyError(McpError, PermissionError):
@@ -128,10 +139,17 @@ def _text_of(content):
     return "\n".join(parts) or "(no message)"
 
 
+# How MCP servers word a refusal of their arguments (the SDKs' -32602 text, zod and pydantic).
+_UPSTREAM_INVALID = re.compile(r"-32602|invalid arguments|invalid params|validation error|input validation", re.I)
+
+
 def convert_result(server, tool, result):
     if not isinstance(result, dict):
         return result
     if result.get("isError"):
+        text = _text_of(result.get("content"))
+        if _UPSTREAM_INVALID.search(text):
+            raise McpArgumentError("%s.%s refused its arguments: %s" % (server, tool, text), server=server, tool=tool)
         raise McpToolError("%s.%s returned an error: %s" % (server, tool, _text_of(result.get("content"))), server=server, tool=tool, kind="tool_error")
     structured = result.get("structuredContent")
     if isinstance(structured, dict):
@@ -148,6 +166,155 @@ async def call_tool(server, tool, args=None):
     return convert_result(server, tool, result)
 
 
+
+# ---------------------------------------------------------------------------------------------------
+# Argument checks against the tool's input schema, before anything is sent: types, required,
+# enums, ranges, lengths, patterns, nested objects and arrays, $ref/anyOf/oneOf/allOf. A subset of
+# JSON Schema that covers what tool schemas use; anything it does not know passes.
+
+_JSON_TYPES = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, (list, tuple)),
+    "object": lambda v: isinstance(v, dict),
+}
+_PY_NAMES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None", "array": "list", "object": "dict"}
+
+
+class _Invalid(Exception):
+    def __init__(self, path, message):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _resolve(schema, root, depth):
+    seen = 0
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and seen < 16:
+        ref = schema["$ref"]
+        if not ref.startswith("#"):
+            return {}
+        target = root
+        for part in [p for p in ref[1:].split("/") if p]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, dict) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                return {}
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = dict(target, **rest) if isinstance(target, dict) else rest
+        seen += 1
+    return schema if isinstance(schema, dict) else {}
+
+
+def _check(value, schema, root, path, depth=0):
+    if depth > 24 or schema is True or schema is None:
+        return
+    if schema is False:
+        raise _Invalid(path, "is not allowed")
+    schema = _resolve(schema, root, depth)
+    types = schema.get("type")
+    if isinstance(types, str):
+        types = [types]
+    if schema.get("nullable") is True and isinstance(types, list):
+        types = types + ["null"]
+    if isinstance(types, list) and types:
+        known = [t for t in types if t in _JSON_TYPES]
+        if known and not any(_JSON_TYPES[t](value) for t in known):
+            raise _Invalid(path, "must be %s, not %s %s" % (" or ".join(_PY_NAMES[t] for t in known), type(value).__name__, _short(value)))
+    if "const" in schema and value != schema["const"]:
+        raise _Invalid(path, "must be %s (got %s)" % (_short(schema["const"]), _short(value)))
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum and value not in enum:
+        close = difflib.get_close_matches(value, [e for e in enum if isinstance(e, str)], 1) if isinstance(value, str) else []
+        allowed = ", ".join(_short(e) for e in enum[:20]) + (", ..." if len(enum) > 20 else "")
+        raise _Invalid(path, "must be one of %s (got %s%s)" % (allowed, _short(value), "; did you mean %r?" % close[0] if close else ""))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        for key, ok, word in (("minimum", lambda v, b: v >= b, ">="), ("maximum", lambda v, b: v <= b, "<="),
+                              ("exclusiveMinimum", lambda v, b: v > b, ">"), ("exclusiveMaximum", lambda v, b: v < b, "<")):
+            bound = schema.get(key)
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool) and not ok(value, bound):
+                raise _Invalid(path, "must be %s %s (got %s)" % (word, bound, _short(value)))
+    if isinstance(value, str):
+        lo, hi = schema.get("minLength"), schema.get("maxLength")
+        if isinstance(lo, int) and len(value) < lo:
+            raise _Invalid(path, "must be at least %d characters (got %d)" % (lo, len(value)))
+        if isinstance(hi, int) and len(value) > hi:
+            raise _Invalid(path, "must be at most %d characters (got %d)" % (hi, len(value)))
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str):
+            try:
+                if re.search(pattern, value) is None:
+                    raise _Invalid(path, "must match the pattern %s (got %s)" % (pattern, _short(value)))
+            except re.error:
+                pass
+    if isinstance(value, (list, tuple)):
+        lo, hi = schema.get("minItems"), schema.get("maxItems")
+        if isinstance(lo, int) and len(value) < lo:
+            raise _Invalid(path, "must have at least %d items (got %d)" % (lo, len(value)))
+        if isinstance(hi, int) and len(value) > hi:
+            raise _Invalid(path, "must have at most %d items (got %d)" % (hi, len(value)))
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for i, item in enumerate(value):
+                _check(item, items, root, "%s[%d]" % (path, i), depth + 1)
+    if isinstance(value, dict):
+        _check_object(value, schema, root, path, depth)
+    for part in schema.get("allOf") or []:
+        _check(value, part, root, path, depth + 1)
+    variants = (schema.get("anyOf") or []) + (schema.get("oneOf") or [])
+    if variants:
+        problems = []
+        for variant in variants:
+            try:
+                _check(value, variant, root, path, depth + 1)
+                break
+            except _Invalid as exc:
+                problems.append(exc.message)
+        else:
+            raise _Invalid(path, "matches none of the allowed forms: " + "; or ".join(problems[:4]))
+
+
+def _check_object(value, schema, root, path, depth):
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for name in schema.get("required") or []:
+        if isinstance(name, str) and name not in value:
+            raise _Invalid(_join(path, name), "is required")
+    for key, item in value.items():
+        sub = _join(path, key)
+        if key in props:
+            _check(item, props[key], root, sub, depth + 1)
+        elif schema.get("additionalProperties") is False and path and not schema.get("patternProperties"):
+            raise _Invalid(sub, "is not a known field; known: %s" % (", ".join(sorted(props)) or "none"))
+        elif isinstance(schema.get("additionalProperties"), dict):
+            _check(item, schema["additionalProperties"], root, sub, depth + 1)
+
+
+def _join(path, key):
+    return "%s.%s" % (path, key) if path else str(key)
+
+
+def check_arguments(server, tool, schema, args):
+    """Raise McpArgumentError naming the argument and what it allows, or return None."""
+    if not isinstance(schema, dict):
+        return
+    try:
+        _check_object(args, _resolve(schema, schema, 0), schema, "", 0)
+    except _Invalid as exc:
+        raise McpArgumentError("%s.%s: argument %r %s" % (server, tool, exc.path, exc.message), server=server, tool=tool, argument=exc.path) from None
+    except RecursionError:
+        return
+
 # ---------------------------------------------------------------------------------------------------
 # Proxies
 
@@ -158,6 +325,8 @@ def _make_tool(server, spec):
     """A coroutine function with the tool's real signature and docstring; unset optionals are not sent."""
     py_name = spec["py_name"]
     arg_map = spec.get("arg_map") or {}
+    input_schema = spec.get("input_schema")
+    required = set(input_schema.get("required") or []) if isinstance(input_schema, dict) else set()
     wire_name = spec["name"]
     ns = dict(_SIG_GLOBALS)
     try:
@@ -187,8 +356,10 @@ def _make_tool(server, spec):
         for k, v in bound.arguments.items():
             if k == var_kw:
                 wire.update(v)
-            else:
+            elif v is not None or arg_map.get(k, k) in required:
+                # None for an optional argument means "not given", as the signature's `= None` says.
                 wire[arg_map.get(k, k)] = v
+        check_arguments(server, py_name, input_schema, wire)
         return await call_tool(server, wire_name, wire)
 
     proxy.__name__ = py_name
@@ -287,6 +458,7 @@ def _install(frame):
         g["mcp_" + alias] = _SERVERS[name]
     g["mcp_servers"] = mcp_servers
     g.setdefault("McpToolError", McpToolError)
+    g.setdefault("McpArgumentError", McpArgumentError)
 
 
 _host.RUN_HOOKS.append(_install)
@@ -446,4 +618,5 @@ runtime.call_tool = call_tool
 runtime.show = sys.modules["_mcp_display"].show if "_mcp_display" in sys.modules else None
 runtime.McpToolError = McpToolError
 runtime.McpError = McpError
+runtime.McpArgumentError = McpArgumentError
 sys.modules["mcp.runtime"] = runtime

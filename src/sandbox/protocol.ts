@@ -29,6 +29,8 @@ export type RpcMethod = (typeof RPC_METHODS)[number];
 
 /** Why the host refused or failed a request, and the Python exception class each kind raises. */
 export const ERROR_KINDS = {
+  /** An argument does not fit the tool's input schema (the upstream's -32602). */
+  invalid_arguments: "McpArgumentError",
   not_loaded: "McpServerNotLoaded",
   policy: "McpPolicyError",
   timeout: "McpToolError",

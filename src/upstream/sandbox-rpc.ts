@@ -111,7 +111,8 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       if (!run.loaded.has(server)) throw notLoaded(server);
       return (await pool.tools(server)).map((t) => {
         const py = pythonIdentifier(t.name);
-        return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py }), arg_map: argNameMap(t) };
+        // The input schema goes along so the sandbox checks arguments before anything is sent.
+        return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py }), arg_map: argNameMap(t), input_schema: t.inputSchema };
       });
     },
     async "tools.call"({ server, tool, args }, run) {

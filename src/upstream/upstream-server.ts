@@ -103,6 +103,9 @@ export class UpstreamServer {
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
         throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s`, { server: this.entry.name, tool });
       }
+      if (err instanceof McpError && err.code === ErrorCode.InvalidParams) {
+        throw new UpstreamError("invalid_arguments", `${this.entry.name}.${tool} refused its arguments: ${message}`, { server: this.entry.name, tool });
+      }
       if (this.#status !== "running") {
         if (this.#overflowed) {
           throw new UpstreamError("protocol", `${this.entry.name}.${tool} sent a message over ${MAX_UPSTREAM_MESSAGE / 1048576} MiB, more than the bridge reads from a server; ask it for less (a page, a filter, a limit). The server was restarted`, { server: this.entry.name, tool });

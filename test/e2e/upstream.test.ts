@@ -226,6 +226,24 @@ describe("calling upstream tools through proxies", () => {
     expect((r.structured.error as { message: string }).message).toContain("unexpected keyword argument 'msg' (did you mean 'message'?)");
   });
 
+  test("arguments are checked against the input schema in the sandbox; upstream refusals raise the same error", async () => {
+    const wrongEnum = await bridge.run(
+      "try:\n    await mcp_everything.get_structured_content(location='Boston')\nexcept McpArgumentError as e:\n    out = (type(e).__name__, e.argument, str(e))\nout",
+      { servers: ["everything"] },
+    );
+    expect(String(wrongEnum.structured.value)).toContain("('McpArgumentError', 'location', \"everything.get_structured_content: argument 'location' must be one of 'New York', 'Chicago', 'Los Angeles' (got 'Boston')");
+    const wrongType = await bridge.run("from mcp import McpArgumentError\ntry:\n    await mcp_everything.get_sum(a='1', b=2)\nexcept McpArgumentError as e:\n    out = str(e)\nout");
+    expect(String(wrongType.structured.value)).toContain("argument 'a' must be float, not str '1'");
+    // None for an optional argument means "not given" (the signature says `= None`).
+    const ok = await bridge.run("await mcp_everything.get_sum(a=1, b=2)");
+    expect(String(ok.structured.value)).toContain("3");
+    // runtime.call_tool skips the proxy's check: the upstream's own refusal comes back as the same error.
+    const upstream = await bridge.run(
+      "from mcp import runtime, McpArgumentError\ntry:\n    await runtime.call_tool('everything', 'get-sum', {'a': 'x', 'b': 1})\n    out = 'no error'\nexcept McpArgumentError as e:\n    out = (type(e).__name__, str(e))\nout",
+    );
+    expect(String(upstream.structured.value)).toStartWith("('McpArgumentError', 'everything.get-sum refused its arguments");
+  });
+
   test("unknown tools, unloaded servers and non-object arguments get errors that say what to do", async () => {
     const unknownTool = await bridge.run("mcp_everything.ech0", { servers: ["everything"] });
     expect((unknownTool.structured.error as { message: string }).message).toContain("has no tool 'ech0'");
