@@ -29,6 +29,8 @@ export interface RenderOptions {
 
 const SUMMARY_MAX = 160;
 const DOC_FIRST_MAX = 400;
+/** Sentences after the first are kept while the docstring lead stays this short. */
+const DOC_FIRST_SOFT = 200;
 const ARG_DESC_MAX = 200;
 /** Sentences after the first are kept only while an arg description stays this short. */
 const ARG_DESC_SOFT = 80;
@@ -626,6 +628,9 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
 
   const sigParts: string[] = [];
   const argLines: string[] = [];
+  // Names renamed only by "-" -> "_" (resource-group -> resource_group) are said once, not per argument.
+  const dashOnly = (p: Param) => p.py !== p.wire && p.wire.replace(/-/g, "_") === p.py;
+  const dashRenames = params.filter(dashOnly).length;
   for (const p of params) {
     const hidden: unknown[] = [];
     const { s } = normalize(p.schema, newCtx(ctx.root), new Set());
@@ -658,7 +663,7 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
     constraints.push(...notes);
     const shape = shapeOf(p.schema, newCtx(ctx.root), new Set(), 0);
 
-    const renamed = p.py !== p.wire;
+    const renamed = p.py !== p.wire && !(dashRenames > 0 && dashOnly(p));
     // A short default is repeated next to other notes (`state: Issue state (default "open")`),
     // but never earns an Args line on its own: the signature already shows it.
     if (defaultNote && (desc || constraints.length || shape || renamed)) constraints.push(defaultNote);
@@ -681,8 +686,12 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
 
   const lines = [`async def ${name}(${argList}) -> ${ret}:`];
 
-  const first = leadSentences(firstParagraph(tool.description ?? "") || oneLine(tool.title ?? ""), DOC_FIRST_MAX, DOC_FIRST_MAX);
+  const first = leadSentences(firstParagraph(tool.description ?? "") || oneLine(tool.title ?? ""), DOC_FIRST_SOFT, DOC_FIRST_MAX);
   const body: string[] = [];
+  if (dashRenames > 0) {
+    const ex = params.find(dashOnly)!;
+    body.push(`Argument names are sent with - for _ (${ex.py} as ${pyStr(ex.wire)}).`);
+  }
   if (argLines.length) {
     body.push("Args:");
     for (const a of argLines) body.push(`    ${a}`);
