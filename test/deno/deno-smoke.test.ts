@@ -38,6 +38,12 @@ describe("under Deno", () => {
     });
   }
 
+  test("the search index and its built-in word vectors", async () => {
+    const r = await run([DENO, "run", "-A", "--no-lock", join(ROOT, "test/deno/fixtures/search-by-meaning.ts")], { cwd: EMPTY_DIR, env: bridgeEnv() });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual({ entries: 67994, top: "maps_elevation" });
+  });
+
   test("config snippet names deno, its flags and the entry script", async () => {
     const r = await deno(["config", "snippet", "--client", "vscode"]);
     expect(r.code).toBe(0);
