@@ -22,6 +22,8 @@ export type Detail = "summary" | "signature" | "full";
 export interface RenderOptions {
   /** Python-callable name to show instead of pythonIdentifier(tool.name). */
   alias?: string;
+  /** Shape of results seen from this tool, shown when it declares no outputSchema. */
+  observedReturns?: string;
 }
 
 // ---------------------------------------------------------------------------
@@ -699,6 +701,8 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
   if (hasOutProps) {
     const shape = shapeOf(out, newCtx(tool.outputSchema), new Set(), 0);
     if (shape) body.push(`Returns: ${truncate(shape, SHAPE_MAX)}`);
+  } else if (opts?.observedReturns) {
+    body.push(`Returns (observed, not declared): ${truncate(opts.observedReturns, SHAPE_MAX)}`);
   }
 
   if (first || body.length) {

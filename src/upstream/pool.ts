@@ -10,6 +10,7 @@ import { displayTransport } from "../config/mask.ts";
 import { createSearchIndex, loadWordVectors, type SearchIndex } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
+import { ResultShapes } from "./result-shapes.ts";
 import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
 import type { UpstreamProcesses } from "./processes.ts";
 
@@ -42,6 +43,8 @@ interface CacheFile {
 
 export class UpstreamPool {
   readonly discovery: Discovery;
+  /** Observed result shapes of tools without an outputSchema (state dir, expiring). */
+  readonly resultShapes: ResultShapes;
   #opts: PoolOptions;
   #servers = new Map<string, UpstreamServer>();
   #tools = new Map<string, Tool[]>();
@@ -54,6 +57,7 @@ export class UpstreamPool {
   constructor(opts: PoolOptions) {
     this.#opts = opts;
     this.discovery = opts.discovery;
+    this.resultShapes = new ResultShapes(opts.stateDir);
   }
 
   entries(): ServerEntry[] {

@@ -13,6 +13,7 @@ import type { RequestHandler, RunScope } from "../session/request-gate.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, toolRefusal, type Policy } from "../policy.ts";
 import type { UpstreamPool } from "./pool.ts";
+import { shapeOfResult } from "./result-shapes.ts";
 import { UpstreamError } from "./upstream-server.ts";
 
 const name = z.string().min(1).max(256);
@@ -91,8 +92,12 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     },
     async "tools.docs"({ server, tool, detail }) {
       needServer(server, { starts: true });
-      if (tool) return renderToolDoc(await needTool(server, tool), detail);
-      return (await pool.tools(server)).map((t) => renderToolDoc(t, detail));
+      const observed = (t: Tool) => ({ observedReturns: t.outputSchema ? undefined : pool.resultShapes.get(server, t.name) });
+      if (tool) {
+        const t = await needTool(server, tool);
+        return renderToolDoc(t, detail, observed(t));
+      }
+      return (await pool.tools(server)).map((t) => renderToolDoc(t, detail, observed(t)));
     },
     async "tools.search"({ query, limit }, run) {
       const { index, errors } = await pool.searchIndex((name) => !ctx.policy || !serverRefusal(ctx.policy, name));
@@ -112,7 +117,8 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       return (await pool.tools(server)).map((t) => {
         const py = pythonIdentifier(t.name);
         // The input schema goes along so the sandbox checks arguments before anything is sent.
-        return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py }), arg_map: argNameMap(t), input_schema: t.inputSchema };
+        const observedReturns = t.outputSchema ? undefined : pool.resultShapes.get(server, t.name);
+        return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py, observedReturns }), arg_map: argNameMap(t), input_schema: t.inputSchema };
       });
     },
     async "tools.call"({ server, tool, args }, run) {
@@ -125,8 +131,9 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
         if (refusal) throw refusal;
         if (!run.loaded.has(server)) throw notLoaded(server);
         run.countToolCall();
-        await needTool(server, tool);
+        const def = await needTool(server, tool);
         const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs, run.signal);
+        if (!def.outputSchema) pool.resultShapes.record(server, tool, shapeOfResult(result));
         const ms = performance.now() - t0;
         ctx.metrics?.recordProxiedCall(ms, result.isError !== true);
         log.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });

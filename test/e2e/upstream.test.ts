@@ -226,6 +226,16 @@ describe("calling upstream tools through proxies", () => {
     expect((r.structured.error as { message: string }).message).toContain("unexpected keyword argument 'msg' (did you mean 'message'?)");
   });
 
+  test("a tool with no outputSchema shows the shape of results it returned (keys and types, never values)", async () => {
+    const r = await bridge.run("p = await mcp_flaky.ping()\nfrom mcp import runtime\n(p['pid'], runtime.query_tool_docs_sync('flaky', 'ping', detail='signature'))", { servers: ["flaky"] });
+    const value = String(r.structured.value);
+    expect(value).toContain("Returns (observed, not declared): {pong: bool, pid: int");
+    const pid = value.match(/^\((\d+),/)![1]!;
+    const stored = readFileSync(join(world.state, "result-shapes.json"), "utf8");
+    expect(stored).toContain("pid: int");
+    expect(stored).not.toContain(pid);
+  });
+
   test("arguments are checked against the input schema in the sandbox; upstream refusals raise the same error", async () => {
     const wrongEnum = await bridge.run(
       "try:\n    await mcp_everything.get_structured_content(location='Boston')\nexcept McpArgumentError as e:\n    out = (type(e).__name__, e.argument, str(e))\nout",
