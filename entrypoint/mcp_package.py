@@ -10,6 +10,7 @@
 #   embedded resource            -> its text (parsed if JSON) or McpResource (.uri, .mime_type, .data)
 #   several blocks               -> a list of the above
 #   isError result               -> raises McpToolError(server, tool, message)
+import ast
 import base64
 import difflib
 import functools
@@ -17,8 +18,10 @@ import importlib.abc
 import importlib.util
 import inspect
 import json
+import linecache
 import re
 import sys
+import textwrap
 import types
 import typing
 
@@ -606,6 +609,102 @@ async def search_tool_docs(query, limit=5):
 def search_tool_docs_sync(query, limit=5):
     """Rank the tools of every configured server against a description of what you want."""
     return _hits(_host.rpc_sync("tools.search", {"query": query, "limit": limit}))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Skills: functions saved for later sessions (runtime.save_skill), imported with `from skills import
+# name`. A skill's source is fetched and run only when code imports it; nothing runs at start.
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def _defines(source, name):
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise ValueError("the skill's source does not parse: %s" % exc) from None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return True
+    return False
+
+
+@_helper
+def save_skill(func_or_source, name=None, description=None):
+    """Keep a function for later sessions: save_skill(my_func) or save_skill(source, name, description).
+
+    The source and description go to a file the user can read, edit or remove (mcp-code-exec skills).
+    Later: from skills import <name>. Nothing runs until it is imported."""
+    if callable(func_or_source):
+        try:
+            source = textwrap.dedent(inspect.getsource(func_or_source))
+        except (OSError, TypeError):
+            raise ValueError("the source of %r cannot be read: pass it as a string, save_skill(source, name, description)" % (func_or_source,)) from None
+        name = name or getattr(func_or_source, "__name__", None)
+        if description is None:
+            description = inspect.getdoc(func_or_source) or ""
+    elif isinstance(func_or_source, str):
+        source = func_or_source
+    else:
+        raise TypeError("save_skill takes a function or its source as a string")
+    if not isinstance(name, str) or not _IDENT.match(name):
+        raise ValueError("a skill name is a Python identifier (letters, digits, _; at most 64): got %r" % (name,))
+    if not _defines(source, name):
+        raise ValueError("the source does not define %r at top level: a skill is imported by that name" % name)
+    answer = _host.rpc_sync("skills.save", {"name": name, "description": description or "", "source": source})
+    sys.modules.pop("skills." + name, None)
+    skills_package.__dict__.pop(name, None)
+    return Text("saved skill %r to %s; later: from skills import %s" % (name, answer.get("file"), name))
+
+
+@_helper
+def list_skills():
+    """Saved skills: [{'name', 'description'}]."""
+    return _host.rpc_sync("skills.list", {})
+
+
+class _SkillsFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """`import skills.<name>`: the skill's source, fetched from the host when first imported."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.startswith("skills.") and fullname.count(".") == 1:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        name = module.__name__.split(".", 1)[1]
+        try:
+            skill = _host.rpc_sync("skills.get", {"name": name})
+        except Exception as exc:
+            raise ImportError(str(getattr(exc, "message", exc)), name=module.__name__) from None
+        filename = "<skill %s>" % name
+        source = skill.get("source") or ""
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        module.__doc__ = skill.get("description") or None
+        exec(compile(source, filename, "exec"), module.__dict__)
+
+
+def _skills_getattr(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    module = importlib.import_module("skills." + name)
+    value = getattr(module, name, module)
+    # Importing skills.<name> set the package attribute to the module: `from skills import name`
+    # must give the function.
+    setattr(skills_package, name, value)
+    return value
+
+
+sys.meta_path.insert(0, _SkillsFinder())
+skills_package = types.ModuleType("skills", "Saved skills: from skills import <name> (runtime.list_skills() lists them)")
+skills_package.__path__ = []
+skills_package.__getattr__ = _skills_getattr
+sys.modules["skills"] = skills_package
 
 
 @_helper

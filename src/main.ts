@@ -102,6 +102,13 @@ cli
     process.exit(await (await import("./cli/stats.ts")).stats(opts));
   });
 
+cli
+  .command("skills <action> [name]", "Skills the model saved with runtime.save_skill: skills list, skills show NAME, skills rm NAME")
+  .option("--json", "Machine-readable (list)")
+  .action(async (action: string, name: string | undefined, opts: { json?: boolean }) => {
+    process.exit((await import("./cli/skills.ts")).skills(action, name, opts));
+  });
+
 cli.help((sections) => {
   sections.push({
     title: "Environment",

@@ -24,6 +24,9 @@ export const RPC_METHODS = [
   "tools.proxy_specs",
   "tools.call",
   "capabilities",
+  "skills.save",
+  "skills.get",
+  "skills.list",
 ] as const;
 export type RpcMethod = (typeof RPC_METHODS)[number];
 
@@ -44,6 +47,8 @@ export const ERROR_KINDS = {
   unknown_server: "McpError",
   bad_request: "McpError",
   closed: "McpError",
+  /** `from skills import name` for a name no skill has (raised as ImportError by the importer). */
+  unknown_skill: "McpError",
 } as const;
 export type ErrorKind = keyof typeof ERROR_KINDS;
 
@@ -62,6 +67,8 @@ export const RUNTIME_HELPERS = [
   { name: "call_tool", call: "await runtime.call_tool(server, tool, {args})", does: "call without a proxy" },
   { name: "capability_summary", call: "", does: "" },
   { name: "show", call: "runtime.show(obj)", does: "return a figure, image or table with the result" },
+  { name: "save_skill", call: "runtime.save_skill(func, description=None)", does: "keep a function: later `from skills import <name>`" },
+  { name: "list_skills", call: "runtime.list_skills()", does: "saved skills: name, description" },
 ] as const;
 
 /** What travels with the entrypoint for the Python side. */

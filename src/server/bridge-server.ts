@@ -2,7 +2,7 @@
  * The MCP face of the bridge: one tool, `run_python`. Its description is paid for on every prompt of
  * every client, so it stays short; everything else is discovered from code.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import type { Config } from "../config/env.ts";
@@ -93,6 +93,21 @@ export function createBridgeServer(deps: BridgeServerDeps): McpServer {
     CAPABILITIES_URI,
     { description: "What run_python's sandbox offers: helpers, configured servers, a checklist", mimeType: "text/plain" },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }] }),
+  );
+  // Saved skills (runtime.save_skill), one resource each, as in the MCP Skills extension.
+  server.registerResource(
+    "skill",
+    new ResourceTemplate("skill://{name}", {
+      list: async () => ({
+        resources: deps.pool().skills.list().map((s) => ({ uri: `skill://${s.name}`, name: s.name, description: s.description, mimeType: "text/x-python" })),
+      }),
+    }),
+    { description: "A skill saved with runtime.save_skill: its description and Python source", mimeType: "text/x-python" },
+    async (uri, { name }) => {
+      const skill = deps.pool().skills.get(String(name));
+      if (!skill) throw new Error(`no skill named ${JSON.stringify(String(name))}; list them with resources/list or \`mcp-code-exec skills list\``);
+      return { contents: [{ uri: uri.href, mimeType: "text/x-python", text: `"""${skill.description}"""\n\n${skill.source}` }] };
+    },
   );
   if (deps.metrics) {
     const metrics = deps.metrics;

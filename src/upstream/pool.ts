@@ -7,14 +7,17 @@ import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Discovery, ServerEntry } from "../config/servers.ts";
 import { displayTransport } from "../config/mask.ts";
-import { createSearchIndex, loadWordVectors, type SearchIndex } from "../docs/search.ts";
+import { createSearchIndex, loadWordVectors, type SearchIndex, type ToolDoc } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
+import { SkillStore } from "../skills/store.ts";
 import { ResultShapes } from "./result-shapes.ts";
 import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
 import type { UpstreamProcesses } from "./processes.ts";
 
 const LIVE_REFRESH_MS = 5_000;
+/** Search hits for saved skills carry this as their server. */
+export const SKILLS_SERVER = "skills";
 const FAILED_RETRY_MS = 60_000;
 
 /** Which servers an index covers, so a different filter builds a different index. */
@@ -45,6 +48,8 @@ export class UpstreamPool {
   readonly discovery: Discovery;
   /** Observed result shapes of tools without an outputSchema (state dir, expiring). */
   readonly resultShapes: ResultShapes;
+  /** The user's saved skills (state dir), searched along with the tools. */
+  readonly skills: SkillStore;
   #opts: PoolOptions;
   #servers = new Map<string, UpstreamServer>();
   #tools = new Map<string, Tool[]>();
@@ -58,6 +63,7 @@ export class UpstreamPool {
     this.#opts = opts;
     this.discovery = opts.discovery;
     this.resultShapes = new ResultShapes(opts.stateDir);
+    this.skills = new SkillStore(opts.stateDir);
   }
 
   entries(): ServerEntry[] {
@@ -182,11 +188,15 @@ export class UpstreamPool {
         ),
       );
     }
-    if (!this.#index || this.#indexFor !== indexKey(this.entries(), include)) {
-      this.#indexFor = indexKey(this.entries(), include);
-      const docs = this.entries().filter((e) => include(e.name)).flatMap((e) =>
+    const skills = this.skills.list();
+    const key = `${indexKey(this.entries(), include)}\u0001${skills.map((s) => `${s.name}@${s.modified}`).join("\0")}`;
+    if (!this.#index || this.#indexFor !== key) {
+      this.#indexFor = key;
+      const docs: ToolDoc[] = this.entries().filter((e) => include(e.name)).flatMap((e) =>
         (this.knownTools(e.name) ?? []).map((t) => ({ server: e.name, name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
       );
+      // Saved skills rank with the tools, under the server name SKILLS_SERVER.
+      for (const s of skills) docs.push({ server: SKILLS_SERVER, name: s.name, description: s.description });
       // General word knowledge: decoded once per process; without it the index matches words only.
       const wordVectors = await loadWordVectors().catch((err: unknown) => {
         this.#opts.log.info("search: word vectors unavailable, matching words only", { error: String(err) });

@@ -12,7 +12,8 @@ import { RUNTIME_HELPERS, type RpcMethod } from "../sandbox/protocol.ts";
 import type { RequestHandler, RunScope } from "../session/request-gate.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, toolRefusal, type Policy } from "../policy.ts";
-import type { UpstreamPool } from "./pool.ts";
+import { SkillNameSchema, SkillSchema } from "../skills/store.ts";
+import { SKILLS_SERVER, type UpstreamPool } from "./pool.ts";
 import { shapeOfResult } from "./result-shapes.ts";
 import { UpstreamError } from "./upstream-server.ts";
 
@@ -32,6 +33,9 @@ const PARAMS = {
     args: z.record(z.string(), z.unknown(), { error: "arguments must be an object (a dict of keyword arguments)" }),
   }),
   capabilities: z.object({}),
+  "skills.save": SkillSchema,
+  "skills.get": z.object({ name: SkillNameSchema }),
+  "skills.list": z.object({}),
 } as const satisfies Record<RpcMethod, z.ZodType>;
 
 export interface SandboxRpcContext {
@@ -103,12 +107,16 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       const { index, errors } = await pool.searchIndex((name) => !ctx.policy || !serverRefusal(ctx.policy, name));
       const loaded = run.loaded;
       // Tools the policy refuses are not offered: ask for more hits and drop them.
-      const allowed = (h: { server: string; name: string }) => !ctx.policy || !toolRefusal(ctx.policy, h.server, h.name);
+      const allowed = (h: { server: string; name: string }) => h.server === SKILLS_SERVER || !ctx.policy || !toolRefusal(ctx.policy, h.server, h.name);
       const hits = index
         .search(query, ctx.policy ? limit * 4 : limit)
         .filter(allowed)
         .slice(0, limit)
-        .map((h) => ({ server: h.server, tool: h.name, summary: h.summary, loaded: loaded.has(h.server) }));
+        .map((h) =>
+          h.server === SKILLS_SERVER && !pool.entry(SKILLS_SERVER)
+            ? { server: SKILLS_SERVER, tool: h.name, summary: h.summary, loaded: true, skill: true }
+            : { server: h.server, tool: h.name, summary: h.summary, loaded: loaded.has(h.server) },
+        );
       return { hits, errors };
     },
     async "tools.proxy_specs"({ server }, run) {
@@ -145,6 +153,20 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
         log.info("proxied call failed", { ms: Math.round(ms), error: (err as Error).message });
         throw err;
       }
+    },
+    async "skills.save"(skill) {
+      return { file: pool.skills.save(skill) };
+    },
+    async "skills.get"({ name }) {
+      const skill = pool.skills.get(name);
+      if (!skill) {
+        const names = pool.skills.list().map((s) => s.name);
+        throw new UpstreamError("unknown_skill", `no skill named ${JSON.stringify(name)}; saved skills: ${names.join(", ") || "none"} (runtime.save_skill(func) saves one)`);
+      }
+      return skill;
+    },
+    async "skills.list"() {
+      return pool.skills.list().map(({ name, description }) => ({ name, description }));
     },
     async capabilities(_p, run) {
       return capabilitySummary(pool, run.loaded);
