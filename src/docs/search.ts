@@ -14,10 +14,10 @@
  */
 import type { WordVectors } from "./semantic/word-vectors-format.ts";
 import { loadedWordVectors } from "./semantic/word-vectors.ts";
-import { Bm25fIndex } from "./search/bm25f.ts";
+import { Bm25fIndex, type Bm25fSnapshot } from "./search/bm25f.ts";
 import { docFields } from "./search/fields.ts";
 import { parseQuery } from "./search/query.ts";
-import { SemanticIndex } from "./search/semantic.ts";
+import { SemanticIndex, type SemanticSnapshot } from "./search/semantic.ts";
 import { summarize } from "./text.ts";
 
 export { loadWordVectors } from "./semantic/word-vectors.ts";
@@ -42,6 +42,17 @@ export interface SearchHit {
 export interface SearchIndex {
   search(query: string, limit?: number): SearchHit[];
   readonly size: number;
+  /** The built index as JSON, for restoreSearchIndex() (the pool keeps it on disk). */
+  snapshot(): string;
+}
+
+/** Bump when the analysis changes: older snapshots are rebuilt. */
+const SNAPSHOT_FORMAT = 1;
+
+interface Snapshot {
+  format: number;
+  bm25: Bm25fSnapshot;
+  semantic?: SemanticSnapshot;
 }
 
 export interface SearchIndexOptions {
@@ -69,14 +80,20 @@ class FusedIndex implements SearchIndex {
   readonly #names: string[];
   readonly #summaries: string[];
 
-  constructor(docs: ToolDoc[], wordVectors: WordVectors | undefined) {
-    const fields = docs.map((d) => docFields((d ?? {}) as ToolDoc));
-    this.size = fields.length;
-    this.#servers = fields.map((f) => f.server);
-    this.#names = fields.map((f) => f.name);
+  constructor(docs: ToolDoc[], wordVectors: WordVectors | undefined, snap?: Snapshot) {
+    const str = (x: unknown) => (typeof x === "string" ? x : "");
+    this.size = docs.length;
+    this.#servers = docs.map((d) => str(d?.server));
+    this.#names = docs.map((d) => str(d?.name));
     this.#summaries = docs.map((d) => summarize(d?.description, d?.title));
-    this.#bm25 = new Bm25fIndex(fields);
-    this.#semantic = wordVectors ? new SemanticIndex(wordVectors, fields) : undefined;
+    const fields = snap ? [] : docs.map((d) => docFields((d ?? {}) as ToolDoc));
+    this.#bm25 = new Bm25fIndex(fields, snap?.bm25);
+    this.#semantic = wordVectors ? new SemanticIndex(wordVectors, fields, snap?.semantic) : undefined;
+  }
+
+  snapshot(): string {
+    const snap: Snapshot = { format: SNAPSHOT_FORMAT, bm25: this.#bm25.snapshot(), semantic: this.#semantic?.snapshot() };
+    return JSON.stringify(snap);
   }
 
   search(query: string, limit: number = DEFAULT_LIMIT): SearchHit[] {
@@ -127,6 +144,22 @@ function ranks(scores: ArrayLike<number>, keep: (d: number) => boolean): Int32Ar
   const out = new Int32Array(scores.length);
   for (let r = 0; r < idx.length; r++) out[idx[r]!] = r + 1;
   return out;
+}
+
+/**
+ * An index from snapshot() of an index over the same docs (in the same order), or undefined when
+ * the snapshot is unreadable, of another format or of other docs: then build one.
+ */
+export function restoreSearchIndex(docs: ToolDoc[], json: string, opts: SearchIndexOptions = {}): SearchIndex | undefined {
+  try {
+    const snap = JSON.parse(json) as Snapshot;
+    if (snap?.format !== SNAPSHOT_FORMAT || snap.bm25?.size !== docs.length) return undefined;
+    const wv = opts.wordVectors === null ? undefined : (opts.wordVectors ?? loadedWordVectors());
+    if (wv && (!snap.semantic || snap.semantic.dims !== wv.dims || snap.semantic.docs.length !== docs.length * wv.dims)) return undefined;
+    return new FusedIndex(docs, wv, snap);
+  } catch {
+    return undefined;
+  }
 }
 
 export function createSearchIndex(docs: ToolDoc[], opts: SearchIndexOptions = {}): SearchIndex {

@@ -2,12 +2,13 @@
  * Every configured upstream server, their tool lists (memory, then a disk cache keyed by the server's
  * config, then the live server) and one search index over all of them.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Discovery, ServerEntry } from "../config/servers.ts";
+import { createHash } from "node:crypto";
 import { displayTransport } from "../config/mask.ts";
-import { createSearchIndex, loadWordVectors, type SearchIndex, type ToolDoc } from "../docs/search.ts";
+import { createSearchIndex, loadWordVectors, restoreSearchIndex, type SearchIndex, type ToolDoc } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
 import { SkillStore } from "../skills/store.ts";
@@ -202,9 +203,36 @@ export class UpstreamPool {
         this.#opts.log.info("search: word vectors unavailable, matching words only", { error: String(err) });
         return null;
       });
-      this.#index = createSearchIndex(docs, { wordVectors });
+      this.#index = this.#cachedIndex(docs, wordVectors);
     }
     return { index: this.#index, errors };
+  }
+
+  /**
+   * The index for these docs from the disk cache (keyed by a hash of the docs and the bridge
+   * version), else built and written there; a new bridge with unchanged tool lists skips the build.
+   */
+  #cachedIndex(docs: ToolDoc[], wordVectors: Awaited<ReturnType<typeof loadWordVectors>> | null): SearchIndex {
+    const key = createHash("sha256").update(`${this.#opts.version}\0${wordVectors ? wordVectors.keys.length : 0}\0${JSON.stringify(docs)}`).digest("hex").slice(0, 32);
+    const dir = join(this.#opts.stateDir, "search-index");
+    const file = join(dir, `${key}.json`);
+    try {
+      const restored = restoreSearchIndex(docs, readFileSync(file, "utf8"), { wordVectors });
+      if (restored) return restored;
+    } catch {
+      // not cached yet
+    }
+    const index = createSearchIndex(docs, { wordVectors });
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // One index per tool-list state is enough: older snapshots go.
+      for (const old of readdirSync(dir)) if (old !== `${key}.json`) rmSync(join(dir, old), { force: true });
+      writeFileSync(`${file}.tmp`, index.snapshot(), { mode: 0o600 });
+      renameSync(`${file}.tmp`, file);
+    } catch (err) {
+      this.#opts.log.debug("search index cache write failed", { error: String(err) });
+    }
+    return index;
   }
 
   /** Restarts after crashes, summed over every server. */

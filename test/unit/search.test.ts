@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { createSearchIndex, loadWordVectors, type ToolDoc } from "../../src/docs/search.ts";
+import { createSearchIndex, loadWordVectors, restoreSearchIndex, type ToolDoc } from "../../src/docs/search.ts";
 import type { WordVectors } from "../../src/docs/semantic/word-vectors-format.ts";
 
 // ---------------------------------------------------------------------------
@@ -517,5 +517,20 @@ describe("general word knowledge (built-in word vectors)", () => {
     expect(wv.dims).toBe(128);
     expect(wv.keys.length).toBeGreaterThan(60_000);
     expect(wv.index.get("file")).toBeDefined();
+  });
+});
+
+describe("snapshots (the pool's disk cache)", () => {
+  test("a restored index ranks exactly like the built one; other docs or formats are refused", async () => {
+    const wv = await loadWordVectors();
+    const docs: ToolDoc[] = [...SMALL, { server: "maps", name: "maps_elevation", description: "Get the elevation of locations on the earth." }];
+    const built = createSearchIndex(docs, { wordVectors: wv });
+    const restored = restoreSearchIndex(docs, built.snapshot(), { wordVectors: wv })!;
+    for (const q of ["open a bug report in a github repo", "slak chanel histroy", "altitude of the summit", "read text"]) {
+      expect(restored.search(q)).toEqual(built.search(q));
+    }
+    expect(restoreSearchIndex(docs.slice(1), built.snapshot(), { wordVectors: wv })).toBeUndefined();
+    expect(restoreSearchIndex(docs, built.snapshot().replace('"format":1', '"format":0'), { wordVectors: wv })).toBeUndefined();
+    expect(restoreSearchIndex(docs, "{not json", { wordVectors: wv })).toBeUndefined();
   });
 });

@@ -13,7 +13,7 @@ import { type DocFields, F_NAME, F_SERVER, F_TITLE, NUM_FIELDS } from "./fields.
 import { ABBREVIATION_GROUPS, SYNONYM_GROUPS } from "./lexicon.ts";
 import type { Group } from "./query.ts";
 import { STOP_WORDS, stem, tokenize, tokens } from "./tokenize.ts";
-import { Vocabulary } from "./vocabulary.ts";
+import { Vocabulary, type VocabularySnapshot } from "./vocabulary.ts";
 
 /** Field weights: server, name, title, first sentence, rest, parameter names, parameter descriptions. */
 const FIELD_WEIGHT = [1.5, 3.0, 2.0, 1.5, 0.6, 0.5, 0.2];
@@ -41,9 +41,19 @@ interface Posting {
   scores: Float64Array;
 }
 
+/** What a built index holds, as JSON (see search.ts: cached on disk by the pool). */
+export interface Bm25fSnapshot {
+  size: number;
+  vocabulary: VocabularySnapshot;
+  postings: [string, number[], number[]][];
+  serverTerms: [string, number[]][];
+  docServer: number[];
+  nameStems: string[][];
+}
+
 export class Bm25fIndex {
   readonly size: number;
-  readonly vocabulary = new Vocabulary();
+  readonly vocabulary: Vocabulary;
   readonly postings = new Map<string, Posting>();
   /** Stem -> alternatives (each a phrase of stems) from the synonym and abbreviation tables. */
   readonly synonyms = new Map<string, string[][]>();
@@ -54,11 +64,23 @@ export class Bm25fIndex {
   readonly #nameStems: string[][];
   readonly #serverDocs: number[][];
 
-  constructor(fields: DocFields[]) {
+  constructor(fields: DocFields[], snapshot?: Bm25fSnapshot) {
+    this.#addLexicon();
+    if (snapshot) {
+      this.size = snapshot.size;
+      this.vocabulary = Vocabulary.restore(snapshot.vocabulary);
+      for (const [t, docs, scores] of snapshot.postings) this.postings.set(t, { docs: Int32Array.from(docs), scores: Float64Array.from(scores) });
+      for (const [t, sids] of snapshot.serverTerms) this.#serverTerms.set(t, sids);
+      this.#docServer = Int32Array.from(snapshot.docServer);
+      this.#nameStems = snapshot.nameStems;
+      this.#serverDocs = [];
+      for (let d = 0; d < this.size; d++) (this.#serverDocs[this.#docServer[d]!] ??= []).push(d);
+      return;
+    }
     const n = fields.length;
     this.size = n;
     this.#docServer = new Int32Array(n);
-    const vocab = this.vocabulary;
+    const vocab = (this.vocabulary = new Vocabulary());
     const tfs: Map<string, number>[][] = [];
     const lens: number[][] = [];
     const avgLen = new Array<number>(NUM_FIELDS).fill(0);
@@ -206,7 +228,20 @@ export class Bm25fIndex {
     });
     this.#serverDocs = serverNames.map(() => [] as number[]);
     for (let d = 0; d < n; d++) this.#serverDocs[this.#docServer[d]!]!.push(d);
+  }
 
+  snapshot(): Bm25fSnapshot {
+    return {
+      size: this.size,
+      vocabulary: this.vocabulary.snapshot(),
+      postings: [...this.postings].map(([t, p]) => [t, [...p.docs], [...p.scores]]),
+      serverTerms: [...this.#serverTerms],
+      docServer: [...this.#docServer],
+      nameStems: this.#nameStems,
+    };
+  }
+
+  #addLexicon(): void {
     for (const group of [...SYNONYM_GROUPS, ...ABBREVIATION_GROUPS]) {
       const stemmed = group.map((phrase) => tokenize(phrase).map(stem));
       for (const [i, key] of stemmed.entries()) {

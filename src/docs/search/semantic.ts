@@ -22,6 +22,12 @@ function spellings(wv: WordVectors): Map<string, { id: number; share: number }[]
   return m;
 }
 
+export interface SemanticSnapshot {
+  dims: number;
+  docs: number[];
+  common: number[];
+}
+
 export class SemanticIndex {
   readonly #wv: WordVectors;
   readonly #dims: number;
@@ -30,10 +36,16 @@ export class SemanticIndex {
   readonly #common: Float32Array;
   readonly #wordCache: Map<string, { id: number; share: number }[]>;
 
-  constructor(wv: WordVectors, fields: DocFields[]) {
+  constructor(wv: WordVectors, fields: DocFields[], snapshot?: SemanticSnapshot) {
     this.#wv = wv;
     this.#wordCache = spellings(wv);
     const dims = (this.#dims = wv.dims);
+    if (snapshot && snapshot.dims === dims) {
+      this.#n = snapshot.docs.length / dims;
+      this.#docs = Float32Array.from(snapshot.docs);
+      this.#common = Float32Array.from(snapshot.common);
+      return;
+    }
     const n = (this.#n = fields.length);
     this.#docs = new Float32Array(n * dims);
     const tmp = new Float32Array(dims);
@@ -77,6 +89,10 @@ export class SemanticIndex {
       for (let k = 0; k < this.#dims; k++) acc[k]! += comps[base + k]! * scale;
     }
     return true;
+  }
+
+  snapshot(): SemanticSnapshot {
+    return { dims: this.#dims, docs: [...this.#docs].map(round), common: [...this.#common].map(round) };
   }
 
   /** Cosine similarity of every tool to the query words; undefined when no word is known. */
@@ -128,4 +144,8 @@ function firstPrincipal(x: Float32Array, n: number, dims: number): Float32Array 
     for (let k = 0; k < dims; k++) u[k] = next[k]! / norm;
   }
   return u;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e5) / 1e5;
 }

@@ -9,6 +9,12 @@ import { stem } from "./tokenize.ts";
 const MAX_PREFIX = 12;
 const MAX_FUZZY = 6;
 
+export interface VocabularySnapshot {
+  df: [string, number][];
+  surface: string[];
+  stems: string[];
+}
+
 export class Vocabulary {
   /** Stem -> number of docs containing it. */
   readonly df = new Map<string, number>();
@@ -32,6 +38,18 @@ export class Vocabulary {
   /** Call once every doc is in: prefix matching needs the stems sorted. */
   seal(stems: Iterable<string>): void {
     this.#sortedStems = [...new Set(stems)].sort();
+  }
+
+  snapshot(): VocabularySnapshot {
+    return { df: [...this.df], surface: [...this.#surface], stems: this.#sortedStems };
+  }
+
+  static restore(snap: VocabularySnapshot): Vocabulary {
+    const v = new Vocabulary();
+    for (const [t, n] of snap.df) v.df.set(t, n);
+    for (const w of snap.surface) v.addSurface(w);
+    v.#sortedStems = snap.stems;
+    return v;
   }
 
   /** The most common vocabulary stems that start with `prefix` (excluding `prefix` itself). */
