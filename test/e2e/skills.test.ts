@@ -37,7 +37,7 @@ runtime.save_skill(c_to_f)
 describe(`skills on ${engine}`, () => {
   test("save_skill keeps a function's source and docstring in a file the user can read", async () => {
     const r = await bridge.run(SAVE);
-    expect(r.isError).toBe(false);
+    expect(r.isError, JSON.stringify(r.structured)).toBe(false);
     expect(String(r.structured.value)).toContain("saved skill 'c_to_f'");
     const file = readFileSync(join(state, "skills", "c_to_f.py"), "utf8");
     expect(file).toStartWith('"""Convert a temperature from Celsius to Fahrenheit."""\n\ndef c_to_f(celsius):');
