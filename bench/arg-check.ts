@@ -7,6 +7,7 @@
 // usage: bun bench/arg-check.ts [CATALOG.json ...]   (default: the shared catalog and bench/search-data/real-servers.catalog.json)
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { PROTOCOL } from "../src/sandbox/protocol.ts";
 
 const here = import.meta.dir;
 const shared = ["/work/shared/bench-data/tool-catalog.json", path.join(here, "..", "..", "shared", "bench-data", "tool-catalog.json")].find(existsSync);
@@ -16,6 +17,7 @@ const script = String.raw`
 import json, sys, time, types
 sys.path.insert(0, sys.argv[1])
 host = types.ModuleType("_mcp_host"); host.ERROR_FACTORIES = {}; host.RUN_HOOKS = []; host.MISSING_NAME_HOOKS = []; host.KNOWN_SERVERS = {}
+host.PROTOCOL = json.loads(sys.argv.pop(2))
 sys.modules["_mcp_host"] = host
 import mcp_package as m
 
@@ -66,5 +68,5 @@ print("tools checked: %d; argument check per call: p50 %.1f us, p99 %.1f us; flo
 print("generated argument sets refused (patterns the generator cannot satisfy, or checker mistakes): %d" % len(refused))
 for r in refused[:15]: print("  " + r[:200])
 `;
-const proc = Bun.spawnSync(["python3", "-c", script, path.join(here, "..", "entrypoint"), ...files], { stdout: "inherit", stderr: "inherit" });
+const proc = Bun.spawnSync(["python3", "-c", script, path.join(here, "..", "entrypoint"), JSON.stringify(PROTOCOL), ...files], { stdout: "inherit", stderr: "inherit" });
 process.exit(proc.exitCode ?? 1);
