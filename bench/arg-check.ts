@@ -10,7 +10,7 @@ import path from "node:path";
 import { PROTOCOL } from "../src/sandbox/protocol.ts";
 
 const here = import.meta.dir;
-const shared = ["/work/shared/bench-data/tool-catalog.json", path.join(here, "..", "..", "shared", "bench-data", "tool-catalog.json")].find(existsSync);
+const shared = [path.join(here, "search-data", "shared", "tool-catalog.json")].find(existsSync);
 const files = process.argv.slice(2).length ? process.argv.slice(2) : [shared, path.join(here, "search-data", "real-servers.catalog.json")].filter((f): f is string => !!f);
 
 const script = String.raw`

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import {
@@ -852,14 +853,14 @@ describe("renderToolDoc", () => {
 // ---------------------------------------------------------------------------
 // Real catalog: every tool, every detail level.
 
-const CATALOG_PATH = "/work/shared/bench-data/tool-catalog.json";
+const CATALOG_PATH = path.join(import.meta.dir, "..", "..", "bench", "search-data", "shared", "tool-catalog.json");
 
 interface CatalogServer {
   server: string;
   tools: ToolDef[];
 }
 
-describe.skipIf(!existsSync(CATALOG_PATH))("tool catalog", () => {
+describe("tool catalog", () => {
   const catalog = JSON.parse(readFileSync(CATALOG_PATH, "utf8")) as CatalogServer[];
   const tools = catalog.flatMap((s) => s.tools.map((t) => ({ server: s.server, tool: t })));
 
