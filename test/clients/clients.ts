@@ -35,9 +35,9 @@ export interface ClientRun {
   requests: unknown[];
 }
 
-export type ClientName = "claude" | "gemini" | "codex";
+export type ClientName = "claude" | "gemini" | "codex" | "mcporter";
 
-export const CLIENTS: Record<ClientName, (o: ClientOptions) => Promise<ClientRun>> = { claude: runClaude, gemini: runGemini, codex: runCodex };
+export const CLIENTS: Record<ClientName, (o: ClientOptions) => Promise<ClientRun>> = { claude: runClaude, gemini: runGemini, codex: runCodex, mcporter: runMcporter };
 
 /** A fresh HOME, and the bridge's environment: its own state dir and an upstream `memory` server. */
 export function world(prefix: string, o: ClientOptions): { home: string; env: Record<string, string> } {
@@ -126,4 +126,32 @@ export function codexConfig(providerUrl: string, binary: string, env: Record<str
   ];
   if (toolTimeoutMs) lines.push(`tool_timeout_sec = ${toolTimeoutMs / 1000}`);
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * mcporter (an MCP CLI agents call from a shell): one `mcporter call` per step, the server kept alive by
+ * mcporter's daemon so state persists; what it prints is what the calling agent reads.
+ */
+export async function runMcporter(o: ClientOptions): Promise<ClientRun> {
+  const { home, env } = world("mcporter", o);
+  mkdirSync(join(home, "config"));
+  writeFileSync(join(home, "config", "mcporter.json"), JSON.stringify({ mcpServers: { "code-exec": { command: o.binary, env, lifecycle: "keep-alive" } } }));
+  const clientEnv = baseEnv(home);
+  const seen: Seen[] = [];
+  let stderr = "";
+  try {
+    for (const step of o.steps) {
+      const argv = [join(BIN, "mcporter"), "call", "code-exec.run_python", "--args", JSON.stringify(step.args), "--save-images", join(home, "images")];
+      if (o.toolTimeoutMs) argv.push("--timeout", String(o.toolTimeoutMs));
+      const proc = Bun.spawn(argv, { env: clientEnv, cwd: home, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      stderr += err;
+      // mcporter saves image blocks to files and says so (on stderr): that is how an agent gets them.
+      const images = [...`${out}\n${err}`.matchAll(/Saved image: \S+\.(png|jpe?g|gif|webp)/g)].map((m) => `image/${m[1]}`);
+      seen.push({ label: step.label, text: out.trim(), images, isError: code !== 0, raw: { code, stderr: err } });
+    }
+  } finally {
+    Bun.spawnSync([join(BIN, "mcporter"), "daemon", "stop"], { env: clientEnv, cwd: home });
+  }
+  return { seen, code: 0, stdout: "", stderr, home, requests: [] };
 }
