@@ -6,7 +6,7 @@ import { reapOrphans } from "../reaper.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
 import { createBridgeServer } from "../server/bridge-server.ts";
-import { checkReadiness, withinMs } from "../server/readiness.ts";
+import { startupReadiness } from "../server/readiness.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
 import { guardParams } from "../server/wire.ts";
 
@@ -16,7 +16,7 @@ const READINESS_WAIT_MS = 2_000;
 export async function serve(): Promise<void> {
   const app = createApp();
   const { config, log } = app;
-  const readiness = withinMs(checkReadiness({ config, engine: app.engine, log }), READINESS_WAIT_MS);
+  const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
   const session = app.newSession();
   const stopStats = app.metrics.persist(config.stateDir);
 
@@ -50,7 +50,8 @@ export async function serve(): Promise<void> {
   process.stdin.on("end", () => void shutdown("stdin closed"));
   process.stdin.on("close", () => void shutdown("stdin closed"));
 
-  // Requests wait in the pipe meanwhile: a missing image is then in the instructions the client gets.
+  // Requests wait in the pipe meanwhile (only when the last check did not pass): a missing image is
+  // then in the instructions the client gets.
   const { problem } = await readiness;
   if (shuttingDown) return;
   server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool, metrics: app.metrics, problem });
