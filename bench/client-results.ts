@@ -7,11 +7,11 @@
  *   bun bench/client-results.ts [--binary before=/path/old --binary after=dist/mcp-code-exec] [--clients claude,codex] [--engine docker] [--details]
  */
 import { getEncoding } from "js-tiktoken";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CLIENTS, type ClientName } from "../test/clients/clients.ts";
 import { STEPS, type Seen } from "../test/clients/scenario.ts";
-import { BINARY } from "../test/support/env.ts";
+import { ROOT } from "../test/support/env.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -22,7 +22,7 @@ const { values } = parseArgs({
     details: { type: "boolean", default: false },
   },
 });
-const binaries = (values.binary?.length ? values.binary : [`current=${BINARY}`]).map((b) => {
+const binaries = (values.binary?.length ? values.binary : [`current=${join(ROOT, "dist", "mcp-code-exec")}`]).map((b) => {
   const i = b.indexOf("=");
   return i > 0 ? { label: b.slice(0, i), path: resolve(b.slice(i + 1)) } : { label: b, path: resolve(b) };
 });

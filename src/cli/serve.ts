@@ -10,8 +10,8 @@ import { startupReadiness } from "../server/readiness.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
 import { guardParams } from "../server/wire.ts";
 
-/** How long the handshake may wait for the startup check (engine and image); past it the answer is left open. */
-const READINESS_WAIT_MS = 2_000;
+/** How long the handshake may wait for the startup check (engine and image); see readiness.ts for why so short. */
+const READINESS_WAIT_MS = 250;
 
 export async function serve(): Promise<void> {
   const app = createApp();

@@ -4,12 +4,15 @@
  * answers count: an engine that cannot be asked (a stopped VM, a slow daemon) leaves the question open
  * and the first call finds out.
  *
- * The handshake waits for the check only when the last one did not find this engine setting and image
- * ready: probing podman costs ~0.5 s, which every client start would otherwise pay for a problem that is
- * rare once fixed. When the last check passed, it runs in the background (and warms the engine choice).
+ * The handshake must stay fast: Claude Code's `-p` mode sends its first request without the tools of a
+ * server that took ~0.6 s or more to answer `initialize` (measured with 2.1.330), and probing podman
+ * alone takes ~0.5 s. So the handshake waits only briefly, and only when the last check did not pass;
+ * past that it uses the last check's answer, and the check goes on in the background (logging what it
+ * finds, warming the engine choice, and leaving its answer for the next start).
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import * as z from "zod";
 import type { Config } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -18,6 +21,8 @@ import type { Selected } from "../runtime/registry.ts";
 export interface Readiness {
   /** What stops run_python from working, with its fix; undefined when ready or unknown. */
   problem?: string;
+  /** The engine answered and the image is there. */
+  ready?: boolean;
 }
 
 export async function checkReadiness(deps: { config: Config; engine: () => Promise<Selected>; log: Logger }): Promise<Readiness> {
@@ -34,44 +39,56 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
   const { adapter } = selected;
   if (adapter.ensureRunning) return {}; // asking would start a VM: leave it to the first call
   const present = await adapter.imageExists(config.image).catch(() => undefined);
-  if (present !== false) return {};
+  if (present === undefined) return {};
+  if (present) return { ready: true };
   const problem = `the sandbox image ${config.image} is not in ${adapter.name}: ${adapter.imageHint(config.image)}, or set MCP_BRIDGE_IMAGE to an image that is`;
   log.warn("run_python cannot work until this is fixed", { problem });
   return { problem };
 }
 
-/** The check, awaited by the handshake (at most `waitMs`) unless the last one found everything ready. */
+/**
+ * The startup check as the handshake sees it. When the last start found this engine setting and image
+ * ready, nothing waits (the check runs in the background). Otherwise the handshake waits at most
+ * `waitMs` and, if the engine is slower, uses what the last check found.
+ */
 export function startupReadiness(deps: { config: Config; engine: () => Promise<Selected>; log: Logger }, waitMs: number): Promise<Readiness> {
   const { config } = deps;
   const file = join(config.stateDir, "readiness.json");
-  const key = JSON.stringify({ engine: config.adapter ?? config.runtime ?? "auto", image: config.image });
-  let known = false;
-  try {
-    known = readFileSync(file, "utf8") === key;
-  } catch {
-    // no earlier check
-  }
+  const key = `${config.adapter ?? config.runtime ?? "auto"} ${config.image}`;
+  const last = recall(file, key);
   const check = checkReadiness(deps).then((r) => {
-    remember(file, r.problem ? "" : key);
+    if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
     return r;
   });
-  return known ? Promise.resolve({}) : withinMs(check, waitMs);
+  if (last && !last.problem) return Promise.resolve({ ready: true });
+  return withinMs(check, waitMs, last ?? {});
 }
 
-function remember(file: string, key: string): void {
+const LastCheckSchema = z.object({ key: z.string(), problem: z.string().max(4000).optional() });
+
+function recall(file: string, key: string): Readiness | undefined {
+  try {
+    const last = LastCheckSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+    return last.key === key ? { problem: last.problem } : undefined;
+  } catch {
+    return undefined; // no earlier check, or a file we did not write
+  }
+}
+
+function remember(file: string, value: z.infer<typeof LastCheckSchema>): void {
   try {
     mkdirSync(join(file, ".."), { recursive: true });
-    writeFileSync(`${file}.${process.pid}`, key);
+    writeFileSync(`${file}.${process.pid}`, JSON.stringify(value));
     renameSync(`${file}.${process.pid}`, file);
   } catch {
     // a read-only state dir only costs the wait next time
   }
 }
 
-/** Waits for the check at most `ms`; a slower engine leaves the answer open rather than delaying the handshake. */
-export function withinMs(check: Promise<Readiness>, ms: number): Promise<Readiness> {
+/** Waits for the check at most `ms`; a slower engine gets `fallback` rather than delaying the handshake. */
+export function withinMs(check: Promise<Readiness>, ms: number, fallback: Readiness = {}): Promise<Readiness> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({}), ms);
+    const timer = setTimeout(() => resolve(fallback), ms);
     (timer as { unref?: () => void }).unref?.();
     check.then(
       (r) => {

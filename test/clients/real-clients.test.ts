@@ -4,10 +4,16 @@
  * no model service can run here); what it records is exactly what a model would be shown.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { CLIENTS, runClaude, runCodex, type ClientName, type ClientRun } from "./clients.ts";
 import { startAppServer, type AppServer } from "./codex-app-server.ts";
 import { STEPS, type Seen, type Step } from "./scenario.ts";
-import { BINARY, ENGINES } from "../support/env.ts";
+import { startBridge } from "../support/bridge.ts";
+import { waitFor } from "../support/engines.ts";
+import { BINARY } from "../support/binary.ts";
+import { ENGINES } from "../support/env.ts";
 
 const engine = ENGINES[0]!;
 const SLOW = 300_000;
@@ -126,8 +132,27 @@ describe("codex app-server (how IDE extensions drive Codex)", () => {
 });
 
 describe("a missing image is visible before the first call", () => {
+  // One state dir for both clients: a slow engine's answer comes too late for the first handshake (which
+  // waits at most 250 ms) and is used from the next start on.
+  const missing = () => ({ MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing", MCP_BRIDGE_STATE_DIR: stateDir });
+  const stateDir = mkdtempSync(join(tmpdir(), "mcx-missing-"));
+
+  beforeAll(async () => {
+    // A start that lives until its check has answered leaves that answer for the clients' starts.
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", ...missing() });
+    await waitFor(async () => bridge.stderr().includes("run_python cannot work until this is fixed"), 60_000);
+    await bridge.close();
+  }, SLOW);
+
+  test("codex: the instructions describe our tool namespace to the model", async () => {
+    const run = await runCodex({ binary: BINARY, steps: [], engine, bridgeEnv: missing() });
+    const tools = JSON.stringify((run.requests[0] as { body: { tools: unknown } }).body.tools);
+    expect(tools).toContain("mcp-code-exec runs Python");
+    expect(tools).toContain("mcp-code-exec image build --offline");
+  }, SLOW);
+
   test("claude: the model's prompt carries our instructions with the fix, and the call names binary commands", async () => {
-    const run = await runClaude({ binary: BINARY, steps: [{ label: "first", args: { code: "1" } }], engine, bridgeEnv: { MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing" } });
+    const run = await runClaude({ binary: BINARY, steps: [{ label: "first", args: { code: "1" } }], engine, bridgeEnv: missing() });
     const prompt = JSON.stringify(run.requests);
     expect(prompt).toContain("MCP Server Instructions");
     expect(prompt).toContain("Not ready: the sandbox image mcp-code-exec-sandbox:missing is not in");
@@ -139,12 +164,6 @@ describe("a missing image is visible before the first call", () => {
     expect(first.text).not.toContain("scripts/");
   }, SLOW);
 
-  test("codex: the instructions describe our tool namespace to the model", async () => {
-    const run = await runCodex({ binary: BINARY, steps: [], engine, bridgeEnv: { MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing" } });
-    const tools = JSON.stringify((run.requests[0] as { body: { tools: unknown } }).body.tools);
-    expect(tools).toContain("mcp-code-exec runs Python");
-    expect(tools).toContain("mcp-code-exec image build --offline");
-  }, SLOW);
 });
 
 test("codex with MCP_BRIDGE_STRUCTURED_CONTENT=1: the model gets the structured JSON, as documented", async () => {

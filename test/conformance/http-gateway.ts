@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BINARY, bridgeEnv } from "../support/env.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv } from "../support/env.ts";
 
 export interface Gateway {
   url: string;

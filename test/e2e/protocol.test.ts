@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { startBridge, type BridgeHandle } from "../support/bridge.ts";
-import { BINARY, bridgeEnv, ENGINES } from "../support/env.ts";
+import { waitFor } from "../support/engines.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES } from "../support/env.ts";
 
 const engine = ENGINES[0]!;
 
@@ -138,13 +140,21 @@ test("MCP_BRIDGE_STRUCTURED_CONTENT=1 sends structuredContent that matches a dec
 });
 
 test("a missing image is logged at startup with the fix and named in the instructions", async () => {
-  const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing", MCP_BRIDGE_PREWARM: "0" });
+  // The handshake waits at most 250 ms for the check (a slow engine probe would make clients skip us);
+  // a slower engine's answer is left in the state dir and used from the next start on.
+  const env = { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing", MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "mcx-missing-")) };
+  const first = await startBridge(env);
   try {
-    expect(bridge.client.getInstructions()).toContain("Not ready: the sandbox image mcp-code-exec-sandbox:missing is not in");
-    expect(bridge.client.getInstructions()).toContain("`mcp-code-exec image build --offline`");
-    expect(bridge.stderr()).toContain("run_python cannot work until this is fixed");
-    expect(bridge.stderr()).toContain("mcp-code-exec image load FILE");
+    expect(await waitFor(async () => first.stderr().includes("run_python cannot work until this is fixed"), 30_000)).toBe(true);
+    expect(first.stderr()).toContain("mcp-code-exec image load FILE");
   } finally {
-    await bridge.close();
+    await first.close();
+  }
+  const next = await startBridge(env);
+  try {
+    expect(next.client.getInstructions()).toContain("Not ready: the sandbox image mcp-code-exec-sandbox:missing is not in");
+    expect(next.client.getInstructions()).toContain("`mcp-code-exec image build --offline`");
+  } finally {
+    await next.close();
   }
 });

@@ -22,15 +22,23 @@ test("a missing image is found before the handshake, with the engine's hint", as
 
 test("once a check passed, the next start does not wait for the engine; a failed one makes it wait again", async () => {
   const c = config();
-  expect(await startupReadiness({ config: c, engine: engineWith(true), log }, 2_000)).toEqual({});
+  expect(await startupReadiness({ config: c, engine: engineWith(true), log }, 2_000)).toEqual({ ready: true });
   await Bun.sleep(50); // the result is written after the check resolves
   const t0 = performance.now();
-  expect(await startupReadiness({ config: c, engine: engineWith(false, 1_500), log }, 5_000)).toEqual({});
+  expect(await startupReadiness({ config: c, engine: engineWith(false, 1_500), log }, 5_000)).toEqual({ ready: true });
   expect(performance.now() - t0).toBeLessThan(1_000); // it did not wait for the 1.5 s engine
   await Bun.sleep(1_700); // that background check found the image gone
   expect((await startupReadiness({ config: c, engine: engineWith(false), log }, 2_000)).problem).toContain("img:1 is not in fake");
 });
 
-test("an engine slower than the wait leaves the answer open", async () => {
+test("an engine slower than the wait leaves the answer open on a first start", async () => {
   expect(await startupReadiness({ config: config(), engine: engineWith(false, 500), log }, 50)).toEqual({});
+});
+
+test("after a start that found the image missing, a slow engine still gets the problem into the instructions", async () => {
+  const c = config();
+  expect((await startupReadiness({ config: c, engine: engineWith(false, 100), log }, 50)).problem).toBeUndefined();
+  await Bun.sleep(200); // that check finished in the background and left its answer
+  const r = await startupReadiness({ config: c, engine: engineWith(false, 500), log }, 50);
+  expect(r.problem).toContain("img:1 is not in fake");
 });
