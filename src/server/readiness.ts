@@ -6,9 +6,9 @@
  *
  * The handshake must stay fast: Claude Code's `-p` mode sends its first request without the tools of a
  * server that took ~0.6 s or more to answer `initialize` (measured with 2.1.330), and probing podman
- * alone takes ~0.5 s. So the handshake waits only briefly, and only when the last check did not pass;
- * past that it uses the last check's answer, and the check goes on in the background (logging what it
- * finds, warming the engine choice, and leaving its answer for the next start).
+ * alone takes ~0.5 s. So the handshake uses the last check's answer and waits briefly only when there
+ * is none; the check goes on in the background (logging what it finds, warming the engine choice, and
+ * leaving its answer for the next start).
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,9 +47,9 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
 }
 
 /**
- * The startup check as the handshake sees it. When the last start found this engine setting and image
- * ready, nothing waits (the check runs in the background). Otherwise the handshake waits at most
- * `waitMs` and, if the engine is slower, uses what the last check found.
+ * The startup check as the handshake sees it: what the last check found for this engine setting and
+ * image, without waiting (this start's check runs in the background and leaves its answer for the
+ * next); on a first start, the check if it answers within `waitMs`.
  */
 export function startupReadiness(deps: { config: Config; engine: () => Promise<Selected>; log: Logger }, waitMs: number): Promise<Readiness> {
   const { config } = deps;
@@ -60,8 +60,8 @@ export function startupReadiness(deps: { config: Config; engine: () => Promise<S
     if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
     return r;
   });
-  if (last && !last.problem) return Promise.resolve({ ready: true });
-  return withinMs(check, waitMs, last ?? {});
+  if (last) return Promise.resolve(last.problem ? last : { ready: true });
+  return withinMs(check, waitMs);
 }
 
 const LastCheckSchema = z.object({ key: z.string(), problem: z.string().max(4000).optional() });
