@@ -1,19 +1,26 @@
 /** `mcp-code-exec run`: MCP over stdio until the client goes away; never leaves a container behind. */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createApp, VERSION } from "../app.ts";
 import { renderError } from "../errors.ts";
 import { reapOrphans } from "../reaper.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
 import { createBridgeServer } from "../server/bridge-server.ts";
+import { startupReadiness } from "../server/readiness.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
+import { guardParams } from "../server/wire.ts";
+
+/** How long the handshake may wait for the startup check (engine and image); see readiness.ts for why so short. */
+const READINESS_WAIT_MS = 250;
 
 export async function serve(): Promise<void> {
   const app = createApp();
   const { config, log } = app;
+  const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
   const session = app.newSession();
-  const server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool, metrics: app.metrics });
   const stopStats = app.metrics.persist(config.stateDir);
 
+  let server: Server | undefined;
   let shuttingDown = false;
   const shutdown = async (why: string, code = 0) => {
     if (shuttingDown) return;
@@ -26,7 +33,7 @@ export async function serve(): Promise<void> {
     await session.close().catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
-    await server.close().catch(() => {});
+    await server?.close().catch(() => {});
     process.exit(code);
   };
   process.on("exit", () => {
@@ -43,6 +50,11 @@ export async function serve(): Promise<void> {
   process.stdin.on("end", () => void shutdown("stdin closed"));
   process.stdin.on("close", () => void shutdown("stdin closed"));
 
+  // Requests wait in the pipe meanwhile (only when the last check did not pass): a missing image is
+  // then in the instructions the client gets.
+  const { problem } = await readiness;
+  if (shuttingDown) return;
+  server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool, metrics: app.metrics, problem });
   const transport = new StdioTransport({
     stdin: process.stdin,
     stdout: process.stdout,
@@ -50,10 +62,10 @@ export async function serve(): Promise<void> {
     onRefused: ({ reason, bytes, method, answered }) => log.warn("client message refused", { bytes, method, answered, reason: reason.slice(0, 200) }),
   });
   transport.onclose = () => void shutdown("transport closed");
-  server.server.oninitialized = () => {
+  server.oninitialized = () => {
     if (config.prewarm && !shuttingDown) session.warm();
   };
-  await server.connect(transport);
+  await server.connect(guardParams(transport));
   log.info("serving MCP on stdio", { version: VERSION });
   setTimeout(() => {
     void reapOrphans(app.env, log);

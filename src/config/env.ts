@@ -148,6 +148,9 @@ export const ENV_SCHEMA = {
     .toLowerCase()
     .pipe(z.enum(OUTPUT_MODES))
     .describe("Result rendering: compact, toon or json"),
+  MCP_BRIDGE_STRUCTURED_CONTENT: flag.describe(
+    "Also send results as structuredContent, with a declared outputSchema (Codex and Claude Code then show their model only that JSON: no plot, no rendered text)",
+  ),
   MCP_BRIDGE_OUTPUT_CAP: bytes("MCP_BRIDGE_OUTPUT_CAP").describe("Cap per output stream per call (e.g. 64k)"),
   MCP_BRIDGE_LOG_LEVEL: z
     .string()
@@ -247,6 +250,7 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_CONTAINER_LIFETIME: "8h",
   MCP_BRIDGE_OUTPUT_MODE: "compact",
   MCP_BRIDGE_OUTPUT_CAP: "64k",
+  MCP_BRIDGE_STRUCTURED_CONTENT: "0",
   MCP_BRIDGE_LOG_LEVEL: "INFO",
   MCP_BRIDGE_LOG_FORMAT: "text",
   MCP_BRIDGE_PREWARM: "1",
@@ -284,6 +288,8 @@ export interface Config {
   stateDir: string;
   outputMode: (typeof OUTPUT_MODES)[number];
   outputCap: number;
+  /** Send structuredContent (and declare an outputSchema); off by default, see README "What the model sees". */
+  structuredContent: boolean;
   logLevel: (typeof LOG_LEVELS)[number];
   logFormat: "text" | "json";
   ociRuntime: string | undefined;
@@ -347,6 +353,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     stateDir: (values.MCP_BRIDGE_STATE_DIR as string | undefined) ?? defaultStateDir(env, home),
     outputMode: values.MCP_BRIDGE_OUTPUT_MODE as Config["outputMode"],
     outputCap: values.MCP_BRIDGE_OUTPUT_CAP as number,
+    structuredContent: values.MCP_BRIDGE_STRUCTURED_CONTENT as boolean,
     logLevel: values.MCP_BRIDGE_LOG_LEVEL as Config["logLevel"],
     logFormat: values.MCP_BRIDGE_LOG_FORMAT as Config["logFormat"],
     ociRuntime: values.MCP_BRIDGE_OCI_RUNTIME as string | undefined,

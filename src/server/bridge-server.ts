@@ -1,19 +1,36 @@
 /**
  * The MCP face of the bridge: one tool, `run_python`. Its description is paid for on every prompt of
  * every client, so it stays short; everything else is discovered from code.
+ *
+ * Built on the SDK's low-level Server so that what we advertise is what we do: no `listChanged` (the
+ * tool and resource lists never change), spec error codes with plain messages (see wire.ts), and
+ * `structuredContent` only when MCP_BRIDGE_STRUCTURED_CONTENT asks for it (README: "What the model sees").
  */
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import type { Config } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { OUTPUT_SCHEMA } from "../render/output-schema.ts";
 import { attachments, type Renderer } from "../render/render.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Session } from "../session/session.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { checkRunRequest } from "./request-checks.ts";
 import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
+import { serverInstructions } from "./instructions.ts";
+import { RESOURCE_NOT_FOUND, WireError } from "./wire.ts";
 
 export const TOOL_NAME = "run_python";
 
@@ -27,6 +44,7 @@ export const RUN_PYTHON_DESCRIPTION =
 
 export const CAPABILITIES_URI = "resource://mcp-code-exec/capabilities";
 export const STATS_URI = "resource://mcp-code-exec/stats";
+const SKILL_SCHEME = "skill://";
 
 const CHECKLIST = [
   "Checklist:",
@@ -44,80 +62,97 @@ export interface BridgeServerDeps {
   version: string;
   pool: () => UpstreamPool;
   metrics?: Metrics;
+  /** What stops run_python from working, found at startup (missing image or engine); shown in `instructions`. */
+  problem?: string;
 }
 
-export function createBridgeServer(deps: BridgeServerDeps): McpServer {
+function runPythonArgs(config: Config) {
+  return z.object({
+    code: z.string().describe("Python source"),
+    timeout: z.number().optional().describe(`Seconds (default ${config.timeoutSec}, max ${config.maxTimeoutSec})`),
+    reset: z.boolean().optional().describe("Fresh interpreter first"),
+    servers: z.array(z.string()).optional().describe("MCP servers to load"),
+  });
+}
+
+export function createBridgeServer(deps: BridgeServerDeps): Server {
   const { config, session, render, log } = deps;
-  const server = new McpServer(
+  const argsSchema = runPythonArgs(config);
+  const tool: Tool = {
+    name: TOOL_NAME,
+    description: RUN_PYTHON_DESCRIPTION,
+    inputSchema: z.toJSONSchema(argsSchema, { target: "draft-7", io: "input" }) as Tool["inputSchema"],
+    ...(config.structuredContent ? { outputSchema: OUTPUT_SCHEMA } : {}),
+  };
+  const resources = [
+    { uri: CAPABILITIES_URI, name: "capabilities", description: "What run_python's sandbox offers: helpers, configured servers, a checklist", mimeType: "text/plain" },
+    ...(deps.metrics ? [{ uri: STATS_URI, name: "stats", description: "Counters of this bridge: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency", mimeType: "application/json" }] : []),
+  ];
+  const server = new Server(
     { name: "mcp-code-exec", version: deps.version },
-    { capabilities: { tools: {}, resources: {} } },
+    { capabilities: { tools: {}, resources: {} }, instructions: serverInstructions(deps.pool().entries().map((e) => e.name), deps.problem) },
   );
-  server.registerTool(
-    TOOL_NAME,
-    {
-      description: RUN_PYTHON_DESCRIPTION,
-      inputSchema: {
-        code: z.string().describe("Python source"),
-        timeout: z.number().optional().describe(`Seconds (default ${config.timeoutSec}, max ${config.maxTimeoutSec})`),
-        reset: z.boolean().optional().describe("Fresh interpreter first"),
-        servers: z.array(z.string()).optional().describe("MCP servers to load"),
-      },
-    },
-    async (args, extra) => {
-      const problem = checkRunRequest(args, config, deps.pool);
-      if (problem) return { content: [{ type: "text", text: problem }], isError: true };
-      try {
-        const progressToken = extra._meta?.progressToken;
-        const progress = progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification);
-        const outcome = await session.run({
-          code: args.code,
-          timeoutSec: args.timeout,
-          reset: args.reset,
-          servers: args.servers,
-          signal: extra.signal,
-          onOutput: progress?.push,
-        });
-        await progress?.flush();
-        const r = render(outcome);
-        return { content: [{ type: "text", text: r.text }, ...attachments(outcome)], structuredContent: r.structured, isError: r.isError };
-      } catch (err) {
-        const text = renderError(err);
-        log.warn("run_python failed", { error: text });
-        const structured = { error: { type: err instanceof BridgeError ? err.code : "Error", message: text, traceback: "" } };
-        return { content: [{ type: "text", text }], structuredContent: structured, isError: true };
-      }
-    },
-  );
-  server.registerResource(
-    "capabilities",
-    CAPABILITIES_URI,
-    { description: "What run_python's sandbox offers: helpers, configured servers, a checklist", mimeType: "text/plain" },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }] }),
-  );
+  const result = (text: string, isError: boolean, structured: Record<string, unknown>, extra: CallToolResult["content"] = []): CallToolResult => ({
+    content: [{ type: "text", text }, ...extra],
+    ...(config.structuredContent ? { structuredContent: structured } : {}),
+    isError,
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (request.params.name !== TOOL_NAME) throw new WireError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}": this server has one tool, ${TOOL_NAME}`);
+    // Bad arguments are a tool error the model can read and correct (spec 2025-11-25), not a protocol error.
+    const parsed = argsSchema.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      const text = `[mcp-code-exec] invalid arguments for ${TOOL_NAME}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message.replace(/^Invalid input: /, "")}`).join("; ")}`;
+      return result(text, true, { error: { type: "InvalidArguments", message: text, traceback: "" } });
+    }
+    const args = parsed.data;
+    const problem = checkRunRequest(args, config, deps.pool);
+    if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
+    try {
+      const progressToken = request.params._meta?.progressToken;
+      const progress = progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification);
+      const outcome = await session.run({
+        code: args.code,
+        timeoutSec: args.timeout,
+        reset: args.reset,
+        servers: args.servers,
+        signal: extra.signal,
+        onOutput: progress?.push,
+      });
+      await progress?.flush();
+      const r = render(outcome);
+      return result(r.text, r.isError, r.structured, attachments(outcome));
+    } catch (err) {
+      const text = renderError(err);
+      log.warn("run_python failed", { error: text });
+      return result(text, true, { error: { type: err instanceof BridgeError ? err.code : "Error", message: text, traceback: "" } });
+    }
+  });
   // Saved skills (runtime.save_skill), one resource each, as in the MCP Skills extension.
-  server.registerResource(
-    "skill",
-    new ResourceTemplate("skill://{name}", {
-      list: async () => ({
-        resources: deps.pool().skills.list().map((s) => ({ uri: `skill://${s.name}`, name: s.name, description: s.description, mimeType: "text/x-python" })),
-      }),
-    }),
-    { description: "A skill saved with runtime.save_skill: its description and Python source", mimeType: "text/x-python" },
-    async (uri, { name }) => {
-      const skill = deps.pool().skills.get(String(name));
-      if (!skill) throw new Error(`no skill named ${JSON.stringify(String(name))}; list them with resources/list or \`mcp-code-exec skills list\``);
-      return { contents: [{ uri: uri.href, mimeType: "text/x-python", text: `"""${skill.description}"""\n\n${skill.source}` }] };
-    },
-  );
-  if (deps.metrics) {
-    const metrics = deps.metrics;
-    server.registerResource(
-      "stats",
-      STATS_URI,
-      { description: "Counters of this bridge: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency", mimeType: "application/json" },
-      async (uri) => ({ contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(metrics.snapshot(), null, 2) }] }),
-    );
-  }
+  const skills = () =>
+    deps.pool().skills.list().map((s) => ({ uri: `${SKILL_SCHEME}${s.name}`, name: s.name, description: s.description, mimeType: "text/x-python" }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources, ...skills()] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [{ name: "skill", uriTemplate: `${SKILL_SCHEME}{name}`, description: "A skill saved with runtime.save_skill: its description and Python source", mimeType: "text/x-python" }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const uri = request.params.uri;
+    if (uri === CAPABILITIES_URI) {
+      return { contents: [{ uri, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }] };
+    }
+    if (uri === STATS_URI && deps.metrics) {
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(deps.metrics.snapshot(), null, 2) }] };
+    }
+    if (uri.startsWith(SKILL_SCHEME)) {
+      const name = decodeURIComponent(uri.slice(SKILL_SCHEME.length));
+      const skill = deps.pool().skills.get(name);
+      if (!skill) throw new WireError(RESOURCE_NOT_FOUND, `no skill named ${JSON.stringify(name)}; list them with resources/list or \`mcp-code-exec skills list\``);
+      return { contents: [{ uri, mimeType: "text/x-python", text: `"""${skill.description}"""\n\n${skill.source}` }] };
+    }
+    throw new WireError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (this server has ${resources.map((r) => r.uri).join(" and ")})`);
+  });
   return server;
 }
 

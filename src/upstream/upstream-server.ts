@@ -90,9 +90,16 @@ export class UpstreamServer {
 
   async callTool(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
     const client = await this.#connect();
+    // The SDK never detaches its abort listener, so handing it the run's signal would send
+    // notifications/cancelled for every finished call when the run ends. A per-call signal, linked to
+    // the run's only while the call is in flight, cancels what is still running and nothing else.
+    const local = new AbortController();
+    const onAbort = () => local.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
     try {
       // Progress resets the per-call timeout, but never past maxTotalTimeout.
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal, resetTimeoutOnProgress: true, maxTotalTimeout: timeoutMs * 5 })) as CallToolResult;
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal: local.signal, resetTimeoutOnProgress: true, maxTotalTimeout: timeoutMs * 5 })) as CallToolResult;
     } catch (err) {
       const message = (err as Error).message ?? String(err);
       const authFailure = describeAuthFailure(err, this.entry);
@@ -113,6 +120,8 @@ export class UpstreamServer {
         throw new UpstreamError("crashed", `server ${this.entry.name} stopped during the call to ${tool}${this.#stderrHint()}; it will be restarted on the next call`, { server: this.entry.name, tool });
       }
       throw new UpstreamError("protocol", `${this.entry.name}.${tool} failed: ${message}`, { server: this.entry.name, tool });
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
     }
   }
 

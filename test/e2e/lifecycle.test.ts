@@ -169,7 +169,8 @@ describe("missing pieces give actionable errors and the bridge keeps serving", (
         const r = await bridge.run("1");
         expect(r.isError).toBe(true);
         expect(r.text).toContain("image mcp-code-exec-sandbox:does-not-exist not found");
-        expect(r.text).toContain("mcp-code-exec image build --offline");
+        expect(r.text).toContain("`mcp-code-exec image build --offline`");
+        expect(r.text).toContain("`mcp-code-exec image load FILE`");
         expect(r.text).not.toContain("scripts/");
       }
       expect((await bridge.client.listTools()).tools.length).toBe(1);

@@ -300,7 +300,7 @@ describe("the model's context stays small", () => {
     const empty = mkdtempSync(join(tmpdir(), "mcx-0-"));
     const counts: number[] = [];
     for (const h of [empty, home]) {
-      const b = await startBridge({ HOME: h, MCP_BRIDGE_PREWARM: "0" }, { cwd: h });
+      const b = await startBridge({ HOME: h, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STRUCTURED_CONTENT: "0" }, { cwd: h });
       try {
         const list = await b.client.listTools();
         counts.push(enc.encode(JSON.stringify(list.tools)).length);

@@ -14,6 +14,9 @@ export function bridgeEnv(extra: Record<string, string> = {}): Record<string, st
     HOME: process.env.HOME ?? "/root",
     MCP_BRIDGE_IMAGE: IMAGE,
     MCP_BRIDGE_LOG_LEVEL: "WARNING",
+    // Most suites assert on the structured payload, so they ask for it; the default (off) is tested
+    // by test/e2e/protocol.test.ts and the real-client suite.
+    MCP_BRIDGE_STRUCTURED_CONTENT: "1",
   };
   for (const k of ["XDG_RUNTIME_DIR", "DOCKER_HOST", "CONTAINER_HOST"]) {
     const v = process.env[k];
