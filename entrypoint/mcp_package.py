@@ -33,12 +33,14 @@ __all__ = ["McpError", "McpToolError", "McpArgumentError", "McpServerNotLoaded",
 class McpError(Exception):
     """A request to an MCP server through the bridge failed."""
 
-    def __init__(self, message, server=None, tool=None, kind=None):
+    def __init__(self, message, server=None, tool=None, kind=None, decided_by=None):
         super().__init__(message)
         self.message = message
         self.server = server
         self.tool = tool
         self.kind = kind
+        # Who refused a call: "policy" (a setting), "annotation" (the server's hints) or "user".
+        self.decided_by = decided_by
 
 
 class McpToolError(McpError):
@@ -56,7 +58,7 @@ class McpArgumentError(McpToolError, ValueError):
 
 
 class McpPolicyError(McpError, PermissionError):
-    """The bridge's policy refused this request; the message names the rule."""
+    """The bridge's policy or the user refused this request; the message names the rule, .decided_by who."""
 
 
 class McpServerNotLoaded(McpError, LookupError):
@@ -65,7 +67,7 @@ class McpServerNotLoaded(McpError, LookupError):
 
 def _error_factory(cls):
     def make(err):
-        return cls(str(err.get("message")), server=err.get("server"), tool=err.get("tool"), kind=err.get("kind"))
+        return cls(str(err.get("message")), server=err.get("server"), tool=err.get("tool"), kind=err.get("kind"), decided_by=err.get("decided_by"))
 
     return make
 

@@ -19,6 +19,9 @@ import { UpstreamPool } from "./upstream/pool.ts";
 import { createTokenStore } from "./auth/token-store.ts";
 import { createUpstreamAuth } from "./auth/upstream-auth.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
+import { AuditLog, auditPath } from "./audit/audit-log.ts";
+import { helperHeaders } from "./auth/headers-helper.ts";
+import { beginLogin, type LoginStart } from "./auth/login.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export const VERSION: string = pkg.version;
@@ -65,6 +68,9 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     const argv = adapter.cliArgv?.() ?? [];
     if (argv.length) startWatchdog(owner, argv, env);
   };
+  const tokenStore = createTokenStore(config.stateDir);
+  let audit: AuditLog | undefined;
+  const getAudit = () => (audit ??= new AuditLog({ path: auditPath(config.stateDir), maxBytes: config.auditMaxBytes, log }));
   let pool: UpstreamPool | undefined;
   const getPool = () => {
     pool ??= new UpstreamPool({
@@ -74,7 +80,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
       version: VERSION,
       connectTimeoutMs: config.upstreamStartTimeoutSec * 1000,
       // Only servers the user trusts start (pool.blocked), so only theirs may run a headersHelper.
-      auth: createUpstreamAuth({ store: createTokenStore(config.stateDir), version: VERSION, env: processEnv, cwd }),
+      auth: createUpstreamAuth({ store: tokenStore, version: VERSION, env: processEnv, cwd }),
       processes,
     });
     const p = pool;
@@ -96,7 +102,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         spawn: spawnChild,
         engineEnv: env,
         log,
-        requests: createSandboxRpc({ pool: getPool(), toolTimeoutMs: config.toolTimeoutSec * 1000, policy, metrics }),
+        requests: createSandboxRpc({ pool: getPool(), toolTimeoutMs: config.toolTimeoutSec * 1000, policy, metrics, audit: getAudit(), signIn: (name) => signIn(getPool(), name) }),
         metrics,
         policy,
         serverBlocked: (name) => getPool().blocked(name)?.message,
@@ -108,12 +114,23 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
       }),
     close: async () => {
       await pool?.close();
+      audit?.close();
     },
     killUpstreamsSync: () => {
       processes.killAllSync();
       upstreamsFile?.discard();
     },
   };
+
+  /** A sign-in started from a call (URL-mode elicitation), as `auth login` starts one; src/upstream/sign-in.ts. */
+  async function signIn(p: UpstreamPool, name: string): Promise<LoginStart> {
+    const entry = p.entry(name);
+    const t = entry?.transport;
+    if (!entry || !t || t.type === "stdio") throw new Error(`server ${name} is not a remote server`);
+    let headers = t.headers;
+    if (t.headersHelper) headers = { ...headers, ...(await helperHeaders(entry, { env: processEnv, cwd }).catch(() => ({}))) };
+    return beginLogin({ name, url: t.url, type: t.type, oauth: t.oauth, headers }, { store: tokenStore, version: VERSION });
+  }
 }
 
 function discover(env: Record<string, string | undefined>, home: string, cwd: string, log: Logger): Discovery {

@@ -23,6 +23,9 @@ export const PolicySchema = z
     denyServers: globs.describe(describe("MCP_BRIDGE_DENY_SERVERS")),
     allowTools: globs.describe(describe("MCP_BRIDGE_ALLOW_TOOLS")),
     denyTools: globs.describe(describe("MCP_BRIDGE_DENY_TOOLS")),
+    askTools: globs.describe(describe("MCP_BRIDGE_ASK_TOOLS")),
+    toolDefault: z.enum(["allow", "ask", "deny"]).describe(describe("MCP_BRIDGE_TOOL_DEFAULT")),
+    askTimeout: z.number().positive().max(86_400).describe(`${describe("MCP_BRIDGE_ASK_TIMEOUT")}, in seconds`),
     maxToolCallsPerRun: count.describe(describe("MCP_BRIDGE_MAX_TOOL_CALLS")),
     maxConcurrentRuns: count.describe(describe("MCP_BRIDGE_MAX_CONCURRENT_RUNS")),
     maxCodeBytes: count.describe(describe("MCP_BRIDGE_MAX_CODE_BYTES")),
@@ -37,6 +40,12 @@ export interface Policy {
   denyServers: string[];
   allowTools: string[];
   denyTools: string[];
+  /** Tools whose calls wait for a person's approval. */
+  askTools: string[];
+  /** The decision for a tool no list names and whose annotations decide nothing. */
+  toolDefault: "allow" | "ask" | "deny";
+  /** Seconds an approval question waits for an answer. */
+  askTimeout: number;
   maxToolCallsPerRun: number;
   maxConcurrentRuns: number;
   maxCodeBytes: number;
@@ -111,7 +120,7 @@ function glob(pattern: string): RegExp {
 }
 
 /** The rule's name as the settings file spells it, and where its value came from. */
-function where(policy: Policy, field: keyof PolicyInput): string {
+export function where(policy: Policy, field: keyof PolicyInput): string {
   return `${field} (${policy.sources[field] ?? `default; set ${FIELD_ENV[field]} or policy.${field}`})`;
 }
 
@@ -124,11 +133,16 @@ export function serverRefusal(policy: Policy, server: string): PolicyRefusal | u
   return undefined;
 }
 
+/** The first pattern of `patterns` naming server/tool: "server/tool" globs, or a bare tool glob for any server. */
+export function toolPattern(patterns: readonly string[], server: string, tool: string): string | undefined {
+  return patterns.find((p) => (p.includes("/") ? glob(p).test(`${server}/${tool}`) : glob(p).test(tool)));
+}
+
 /** Tool patterns match "server/tool"; a pattern without "/" matches the tool name on any server. */
 export function toolRefusal(policy: Policy, server: string, tool: string): PolicyRefusal | undefined {
   const server_ = serverRefusal(policy, server);
   if (server_) return server_;
-  const matches = (p: string) => (p.includes("/") ? glob(p).test(`${server}/${tool}`) : glob(p).test(tool));
+  const matches = (p: string) => toolPattern([p], server, tool) !== undefined;
   const denied = policy.denyTools.find(matches);
   if (denied) return new PolicyRefusal(`tool ${server}/${tool} matches "${denied}" in ${where(policy, "denyTools")}`);
   if (!policy.allowTools.some(matches)) {

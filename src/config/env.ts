@@ -201,9 +201,18 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_DENY_SERVERS: globList("MCP_BRIDGE_DENY_SERVERS").describe("Servers code may never load, comma-separated globs; deny wins"),
   MCP_BRIDGE_ALLOW_TOOLS: globList("MCP_BRIDGE_ALLOW_TOOLS").describe('Tools code may call, as "server/tool" or "tool" globs (all when unset)'),
   MCP_BRIDGE_DENY_TOOLS: globList("MCP_BRIDGE_DENY_TOOLS").describe("Tools code may never call; deny wins"),
+  MCP_BRIDGE_ASK_TOOLS: globList("MCP_BRIDGE_ASK_TOOLS").describe("Tools that run only once you approve the call (asked through your MCP client); deny wins over ask, ask over allow"),
+  MCP_BRIDGE_TOOL_DEFAULT: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["allow", "ask", "deny"]))
+    .describe("allow, ask or deny: for a tool no list names and whose server marks it neither read-only (then allow) nor destructive (then ask)"),
+  MCP_BRIDGE_ASK_TIMEOUT: seconds("MCP_BRIDGE_ASK_TIMEOUT").describe("How long an approval question waits for your answer before the call is refused"),
   MCP_BRIDGE_MAX_TOOL_CALLS: positiveInt("MCP_BRIDGE_MAX_TOOL_CALLS").describe("Proxied tool calls one run may make"),
   MCP_BRIDGE_MAX_CONCURRENT_RUNS: positiveInt("MCP_BRIDGE_MAX_CONCURRENT_RUNS").describe("run_python calls executing at once, across sessions"),
   MCP_BRIDGE_MAX_CODE_BYTES: positiveInt("MCP_BRIDGE_MAX_CODE_BYTES").describe("Largest code one run may send, in bytes"),
+  MCP_BRIDGE_AUDIT_MAX_SIZE: bytes("MCP_BRIDGE_AUDIT_MAX_SIZE").describe("Size at which the audit log of proxied calls (audit.jsonl in the state dir) is rotated; the 3 files before it are kept"),
   MCP_BRIDGE_OFFLINE_IMAGE: z.string().trim().min(1).describe("Name `image build --offline` gives the image it builds"),
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
   MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
@@ -231,6 +240,9 @@ export const SETTINGS_FILE_KEYS = {
   MCP_BRIDGE_DENY_SERVERS: "policy.denyServers",
   MCP_BRIDGE_ALLOW_TOOLS: "policy.allowTools",
   MCP_BRIDGE_DENY_TOOLS: "policy.denyTools",
+  MCP_BRIDGE_ASK_TOOLS: "policy.askTools",
+  MCP_BRIDGE_TOOL_DEFAULT: "policy.toolDefault",
+  MCP_BRIDGE_ASK_TIMEOUT: "policy.askTimeout",
   MCP_BRIDGE_MAX_TOOL_CALLS: "policy.maxToolCallsPerRun",
   MCP_BRIDGE_MAX_CONCURRENT_RUNS: "policy.maxConcurrentRuns",
   MCP_BRIDGE_MAX_CODE_BYTES: "policy.maxCodeBytes",
@@ -268,6 +280,9 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_MAX_TOOL_CALLS: "10000",
   MCP_BRIDGE_MAX_CONCURRENT_RUNS: "4",
   MCP_BRIDGE_MAX_CODE_BYTES: "1048576",
+  MCP_BRIDGE_TOOL_DEFAULT: "allow",
+  MCP_BRIDGE_ASK_TIMEOUT: "120",
+  MCP_BRIDGE_AUDIT_MAX_SIZE: "10m",
   MCP_BRIDGE_OFFLINE_IMAGE: "mcp-code-exec-sandbox:bookworm",
   MCP_BRIDGE_IMAGE_CACHE: "/var/cache/mcp-code-exec",
 };
@@ -306,6 +321,8 @@ export interface Config {
   /** MCP_BRIDGE_BROWSER: program and arguments; [] = none (print the link only); undefined = the platform's. */
   browser: string[] | undefined;
   resultCap: number;
+  /** Bytes at which audit.jsonl is rotated. */
+  auditMaxBytes: number;
 }
 
 /** One variable's value (set, else its default), parsed; `problem` names the variable and its value. */
@@ -369,6 +386,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     maxMessageBytes: values.MCP_BRIDGE_MAX_MESSAGE as number,
     browser: values.MCP_BRIDGE_BROWSER as string[] | undefined,
     resultCap: values.MCP_BRIDGE_RESULT_CAP as number,
+    auditMaxBytes: values.MCP_BRIDGE_AUDIT_MAX_SIZE as number,
   };
 }
 

@@ -5,7 +5,7 @@
 import type { ServerTransport } from "./server-entry.ts";
 
 const SECRET_NAME = /token|secret|passw|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|access[-_]?key|session/i;
-const TOKEN_SHAPE = /^(?:gh[pousr]_|github_pat_|sk-|xox[abpr]-|glpat-|AKIA|AIza|eyJ)[\w.-]{6,}$|^(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+=-]{32,}$/;
+export const TOKEN_SHAPE = /^(?:gh[pousr]_|github_pat_|sk-|xox[abpr]-|glpat-|AKIA|AIza|eyJ)[\w.-]{6,}$|^(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+=-]{32,}$/;
 
 /** `--token X` / `--api-key=X` / `TOKEN=X` / bare token-shaped values, masked. */
 export function maskArgs(args: readonly string[]): string[] {

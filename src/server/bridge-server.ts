@@ -15,7 +15,6 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   type CallToolResult,
-  type ServerNotification,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
@@ -27,6 +26,7 @@ import { attachments, type Renderer } from "../render/render.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Session } from "../session/session.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
+import { clientChannel } from "./client-requests.ts";
 import { checkRunRequest } from "./request-checks.ts";
 import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
 import { serverInstructions } from "./instructions.ts";
@@ -111,17 +111,17 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     const problem = checkRunRequest(args, config, deps.pool);
     if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
     try {
-      const progressToken = request.params._meta?.progressToken;
-      const progress = progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification);
+      const client = clientChannel(server, { requestId: extra.requestId, progressToken: request.params._meta?.progressToken, sendNotification: extra.sendNotification });
       const outcome = await session.run({
         code: args.code,
         timeoutSec: args.timeout,
         reset: args.reset,
         servers: args.servers,
         signal: extra.signal,
-        onOutput: progress?.push,
+        onOutput: client.output,
+        client,
       });
-      await progress?.flush();
+      await client.flush();
       const r = render(outcome);
       return result(r.text, r.isError, r.structured, attachments(outcome));
     } catch (err) {
@@ -154,36 +154,4 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     throw new WireError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (this server has ${resources.map((r) => r.uri).join(" and ")})`);
   });
   return server;
-}
-
-/**
- * Streams stdout/stderr lines as progress notifications while the code runs, coalesced so a chatty
- * loop sends at most one notification per PROGRESS_INTERVAL_MS.
- */
-const PROGRESS_INTERVAL_MS = 100;
-
-function progressSender(token: string | number, send: (n: ServerNotification) => Promise<void>) {
-  let buffered = "";
-  let lines = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let chain: Promise<void> = Promise.resolve();
-  const flushNow = () => {
-    timer = undefined;
-    if (!buffered) return chain;
-    const message = buffered.replace(/\n$/, "");
-    buffered = "";
-    lines += message.split("\n").length;
-    chain = chain.then(() => send({ method: "notifications/progress", params: { progressToken: token, progress: lines, message } }).catch(() => {}));
-    return chain;
-  };
-  return {
-    push(stream: "stdout" | "stderr", text: string) {
-      buffered += stream === "stderr" ? text.replace(/^(?=.)/gm, "[stderr] ") : text;
-      timer ??= setTimeout(flushNow, PROGRESS_INTERVAL_MS);
-    },
-    flush(): Promise<void> {
-      if (timer) clearTimeout(timer);
-      return flushNow();
-    },
-  };
 }

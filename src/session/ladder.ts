@@ -4,6 +4,7 @@
  */
 import type { ResultFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
+import { Deadline } from "./deadline.ts";
 
 export const INTERRUPT_GRACE_MS = 2_000;
 
@@ -15,14 +16,18 @@ export interface LadderResult {
   killed: boolean;
 }
 
-/** Wait for run `id`'s result; rejects as `result` does when the sandbox dies. */
-export async function awaitRun(box: Sandbox, id: number, result: Promise<ResultFrame>, opts: { timeoutMs: number; signal?: AbortSignal; onInterrupt?: (why: "timeout" | "cancelled") => void }): Promise<LadderResult> {
-  const first = await raceTimeout(result, opts.timeoutMs, opts.signal);
+/**
+ * Wait for run `id`'s result; rejects as `result` does when the sandbox dies. The run's time is
+ * `opts.deadline` (held while a person is asked something) or `opts.timeoutMs`.
+ */
+export async function awaitRun(box: Sandbox, id: number, result: Promise<ResultFrame>, opts: { timeoutMs: number; deadline?: Deadline; signal?: AbortSignal; onInterrupt?: (why: "timeout" | "cancelled") => void }): Promise<LadderResult> {
+  const deadline = opts.deadline ?? new Deadline(opts.timeoutMs);
+  const first = await raceTimeout(result, deadline, opts.signal);
   if (first.kind === "done") return { frame: first.value, timedOut: false, cancelled: false, killed: false };
   const timedOut = first.kind === "timeout";
   opts.onInterrupt?.(timedOut ? "timeout" : "cancelled");
   box.interrupt(id);
-  const second = await raceTimeout(result, INTERRUPT_GRACE_MS);
+  const second = await raceTimeout(result, new Deadline(INTERRUPT_GRACE_MS));
   if (second.kind === "done") return { frame: second.value, timedOut, cancelled: !timedOut, killed: false };
   await box.kill(timedOut ? "timeout" : "cancelled");
   return { timedOut, cancelled: !timedOut, killed: true };
@@ -30,9 +35,9 @@ export async function awaitRun(box: Sandbox, id: number, result: Promise<ResultF
 
 type Race<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "aborted" };
 
-function raceTimeout<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<Race<T>> {
+function raceTimeout<T>(p: Promise<T>, deadline: Deadline, signal?: AbortSignal): Promise<Race<T>> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve({ kind: "timeout" }), ms);
+    void deadline.expired.then(() => resolve({ kind: "timeout" }));
     const onAbort = () => resolve({ kind: "aborted" });
     if (signal?.aborted) onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -40,7 +45,7 @@ function raceTimeout<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promis
       (value) => resolve({ kind: "done", value }),
       (err) => reject(err),
     ).finally(() => {
-      clearTimeout(timer);
+      deadline.cancel();
       signal?.removeEventListener("abort", onAbort);
     });
   });

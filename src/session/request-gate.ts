@@ -3,9 +3,11 @@
  * sees them: only the run in progress may ask, within a budget, and a sandbox that floods the host
  * with requests is stopped. Handlers receive the run's scope, never the session.
  */
+import type { SessionApprovals } from "../approvals/remembered.ts";
 import type { Logger } from "../log.ts";
 import { PolicyRefusal, type Policy } from "../policy.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
+import type { ClientChannel } from "../server/client-requests.ts";
 
 /** Requests outside a run before the sandbox is stopped as flooding. */
 const MAX_STRAY_RPCS = 1_000;
@@ -22,6 +24,14 @@ export interface RunScope {
   readonly log: Logger;
   /** Counts a proxied tool call against the run's budget; throws PolicyRefusal past it. */
   countToolCall(): void;
+  /** The run's id as logs and the audit log show it ("run-…"). */
+  readonly runId: string;
+  /** The MCP client that asked for the run: questions to its user, progress; absent for `exec`. */
+  readonly client?: ClientChannel;
+  /** Approvals the user gave for the rest of the session (forgotten on reset). */
+  readonly approvals: SessionApprovals;
+  /** Stop the run's clock while a person is being asked something; call the result once answered. */
+  holdClock(): () => void;
 }
 
 export type RequestHandler = (frame: RpcFrame, run: RunScope) => Promise<unknown>;

@@ -3,6 +3,7 @@
  * an honest note whenever state was lost. The timeout ladder (ladder.ts), the outcome (outcome.ts), the
  * container (container-spec.ts) and requests from the code (request-gate.ts) each live next door.
  */
+import { SessionApprovals } from "../approvals/remembered.ts";
 import type { Config } from "../config/env.ts";
 import { BridgeError } from "../errors.ts";
 import type { ChildProcess, SpawnOptions } from "../host/process.ts";
@@ -11,7 +12,9 @@ import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../policy.ts";
 import type { Selected } from "../runtime/registry.ts";
 import { Sandbox } from "../sandbox/sandbox.ts";
+import type { ClientChannel } from "../server/client-requests.ts";
 import { containerSpec } from "./container-spec.ts";
+import { Deadline } from "./deadline.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
@@ -30,6 +33,8 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Receives output while the code runs (progress notifications). */
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
+  /** The MCP client that asked: approval questions, relayed upstream questions, progress. */
+  client?: ClientChannel;
 }
 
 export interface SessionDeps {
@@ -73,6 +78,7 @@ export class Session {
   /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
   #boxUsed = false;
   #runCounter = 0;
+  #approvals = new SessionApprovals();
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
@@ -113,11 +119,12 @@ export class Session {
 
   async #run(req: RunRequest): Promise<RunOutcome> {
     const { metrics, log } = this.#deps;
-    const runLog = log.child({ request: `run-${this.id}-${++this.#runCounter}` });
+    const runId = `run-${this.id}-${++this.#runCounter}`;
+    const runLog = log.child({ request: runId });
     const t0 = performance.now();
     let outcome: RunOutcome | undefined;
     try {
-      outcome = this.#refuse(req) ?? (await this.#withSlot(() => this.#execute(req, runLog)));
+      outcome = this.#refuse(req) ?? (await this.#withSlot(() => this.#execute(req, runLog, runId)));
       return outcome;
     } finally {
       metrics?.countRun(outcome);
@@ -165,7 +172,7 @@ export class Session {
     }
   }
 
-  async #execute(req: RunRequest, runLog: Logger): Promise<RunOutcome> {
+  async #execute(req: RunRequest, runLog: Logger, runId: string): Promise<RunOutcome> {
     const { config, log } = this.#deps;
     const started = performance.now();
     const notes: string[] = [];
@@ -174,6 +181,7 @@ export class Session {
       notes.push("Session reset: this run started in a fresh interpreter.");
       this.#lostState = undefined;
       this.#loaded.clear();
+      this.#approvals.clear();
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
     this.#clearIdle();
@@ -189,12 +197,15 @@ export class Session {
     this.#boxUsed = true;
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
     const { id, result } = box.run(req.code, config.outputCap, this.#execExtra(), req.onOutput && capStream(req.onOutput, config.outputCap));
-    this.#gate.beginRun(id, { loaded: this.#loaded, log: runLog });
+    // Time a person spends answering a question does not count against the run (README: Approvals).
+    const deadline = new Deadline(timeoutSec * 1000);
+    this.#gate.beginRun(id, { loaded: this.#loaded, log: runLog, runId, client: req.client, approvals: this.#approvals, holdClock: () => deadline.hold() });
     let sessionReset: string | undefined;
     let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
     try {
       ending = await awaitRun(box, id, result, {
         timeoutMs: timeoutSec * 1000,
+        deadline,
         signal: req.signal,
         onInterrupt: (why) => log.info(why === "timeout" ? "run timed out, interrupting" : "run cancelled, interrupting", { session: this.id, run: id }),
       });

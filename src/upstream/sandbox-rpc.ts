@@ -10,11 +10,10 @@ import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToo
 import type { RpcFrame } from "../sandbox/frames.ts";
 import { RUNTIME_HELPERS, type RpcMethod } from "../sandbox/protocol.ts";
 import type { RequestHandler, RunScope } from "../session/request-gate.ts";
-import type { Metrics } from "../metrics.ts";
-import { PolicyRefusal, serverRefusal, toolRefusal, type Policy } from "../policy.ts";
+import { serverRefusal, toolRefusal } from "../policy.ts";
 import { SkillNameSchema, SkillSchema } from "../skills/store.ts";
 import { SKILLS_SERVER, type UpstreamPool } from "./pool.ts";
-import { shapeOfResult } from "./result-shapes.ts";
+import { createProxiedCall, type ProxiedCallContext } from "./proxied-call.ts";
 import { UpstreamError } from "./upstream-server.ts";
 
 const name = z.string().min(1).max(256);
@@ -38,17 +37,11 @@ const PARAMS = {
   "skills.list": z.object({}),
 } as const satisfies Record<RpcMethod, z.ZodType>;
 
-export interface SandboxRpcContext {
-  pool: UpstreamPool;
-  policy?: Policy;
-  metrics?: Metrics;
-  toolTimeoutMs: number;
-}
+export type SandboxRpcContext = ProxiedCallContext;
 
 /** The handler of requests from sandbox code; what it knows of the asking run comes with each request. */
 export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
   const { pool } = ctx;
-  let callCounter = 0;
 
   const needServer = (server: string, opts: { starts?: boolean } = {}) => {
     const entry = pool.entry(server);
@@ -76,6 +69,8 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     }
     return found;
   };
+
+  const proxiedCall = createProxiedCall(ctx, { needServer, needTool, notLoaded });
 
   const handlers: { [M in RpcMethod]: (p: z.infer<(typeof PARAMS)[M]>, run: RunScope) => Promise<unknown> } = {
     async "servers.discovered"(_p, run) {
@@ -129,31 +124,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
         return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py, observedReturns }), arg_map: argNameMap(t), input_schema: t.inputSchema };
       });
     },
-    async "tools.call"({ server, tool, args }, run) {
-      const callId = `call-${++callCounter}`;
-      const log = run.log.child({ call: callId, server, tool });
-      const t0 = performance.now();
-      try {
-        needServer(server);
-        const refusal = ctx.policy && toolRefusal(ctx.policy, server, tool);
-        if (refusal) throw refusal;
-        if (!run.loaded.has(server)) throw notLoaded(server);
-        run.countToolCall();
-        const def = await needTool(server, tool);
-        const result = await pool.server(server)!.callTool(tool, args, ctx.toolTimeoutMs, run.signal);
-        if (!def.outputSchema) pool.resultShapes.record(server, tool, shapeOfResult(result));
-        const ms = performance.now() - t0;
-        ctx.metrics?.recordProxiedCall(ms, result.isError !== true);
-        log.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });
-        return result;
-      } catch (err) {
-        const ms = performance.now() - t0;
-        if (err instanceof PolicyRefusal && ctx.metrics) ctx.metrics.policyRefusals++;
-        ctx.metrics?.recordProxiedCall(ms, false);
-        log.info("proxied call failed", { ms: Math.round(ms), error: (err as Error).message });
-        throw err;
-      }
-    },
+    "tools.call": (p, run) => proxiedCall(p, run),
     async "skills.save"(skill) {
       return { file: pool.skills.save(skill) };
     },

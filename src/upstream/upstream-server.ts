@@ -8,12 +8,29 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { describeAuthFailure, type UpstreamAuth } from "../auth/upstream-auth.ts";
 import type { ServerEntry } from "../config/servers.ts";
 import type { ErrorKind } from "../sandbox/protocol.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamProcesses } from "./processes.ts";
+import { Deadline } from "../session/deadline.ts";
+import { InFlightCalls, type CallRelay } from "./relay.ts";
+
+export type { CallRelay } from "./relay.ts";
+
+/** The SDK's own request timeout is not used for tool calls (ours pauses while a person answers). */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
 export type UpstreamStatus = "stopped" | "starting" | "running" | "crashed";
 
@@ -57,10 +74,13 @@ export class UpstreamServer {
   #closed = false;
   /** The last connection closed because the server sent a message over MAX_UPSTREAM_MESSAGE. */
   #overflowed = false;
+  /** Calls in flight, so the server's questions, progress and logs reach the run that made them. */
+  #inFlight: InFlightCalls;
 
   constructor(entry: ServerEntry, opts: UpstreamOptions) {
     this.entry = entry;
     this.#opts = opts;
+    this.#inFlight = new InFlightCalls(entry.name);
   }
 
   get status(): UpstreamStatus {
@@ -88,22 +108,44 @@ export class UpstreamServer {
     return tools;
   }
 
-  async callTool(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+  /**
+   * Call a tool. `signal` is the run's: when it aborts, the SDK sends notifications/cancelled with this
+   * call's own request id. `relay` carries the server's questions, progress and logs to the run. The
+   * timeout restarts on progress (never past five times itself) and stops while a person answers the
+   * server's question.
+   */
+  async callTool(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal, relay?: CallRelay): Promise<CallToolResult> {
     const client = await this.#connect();
     // The SDK never detaches its abort listener, so handing it the run's signal would send
     // notifications/cancelled for every finished call when the run ends. A per-call signal, linked to
     // the run's only while the call is in flight, cancels what is still running and nothing else.
     const local = new AbortController();
-    const onAbort = () => local.abort(signal?.reason);
+    const deadline = new Deadline(timeoutMs, timeoutMs * 5);
+    let timedOut = false;
+    void deadline.expired.then(() => {
+      timedOut = true;
+      local.abort(new McpError(ErrorCode.RequestTimeout, `no answer within ${Math.round(timeoutMs / 1000)}s`));
+    });
+    const onAbort = () => local.abort(signal?.reason ?? new Error("the run ended"));
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
+    const done = this.#inFlight.add({ relay, deadline });
     try {
-      // Progress resets the per-call timeout, but never past maxTotalTimeout.
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal: local.signal, resetTimeoutOnProgress: true, maxTotalTimeout: timeoutMs * 5 })) as CallToolResult;
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: NO_SDK_TIMEOUT,
+        signal: local.signal,
+        onprogress: (p) => {
+          deadline.restart();
+          relay?.progress(p);
+        },
+      })) as CallToolResult;
     } catch (err) {
       const message = (err as Error).message ?? String(err);
       const authFailure = describeAuthFailure(err, this.entry);
       if (authFailure) throw new UpstreamError(authFailure.kind, authFailure.message, { server: this.entry.name, tool });
+      if (timedOut) {
+        throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s (MCP_BRIDGE_TOOL_TIMEOUT)`, { server: this.entry.name, tool });
+      }
       if (signal?.aborted) {
         throw new UpstreamError("cancelled", `${this.entry.name}.${tool} was cancelled: the run that made it ended`, { server: this.entry.name, tool });
       }
@@ -121,6 +163,8 @@ export class UpstreamServer {
       }
       throw new UpstreamError("protocol", `${this.entry.name}.${tool} failed: ${message}`, { server: this.entry.name, tool });
     } finally {
+      done();
+      deadline.cancel();
       signal?.removeEventListener("abort", onAbort);
     }
   }
@@ -147,11 +191,17 @@ export class UpstreamServer {
     if (this.#status === "crashed") this.#restarts++;
     this.#status = "starting";
     this.#stderr = "";
-    const client = new Client({ name: "mcp-code-exec", version: this.#opts.version }, { capabilities: {} });
+    // Questions and sampling are relayed to the MCP client of the run whose call is in flight, and
+    // refused with a reason when that client cannot take them (relay.ts).
+    const client = new Client({ name: "mcp-code-exec", version: this.#opts.version }, { capabilities: { elicitation: { form: {}, url: {} }, sampling: {} } });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       log.info("upstream tool list changed", { server: this.entry.name });
       await this.listTools().catch((err) => log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }));
     });
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.#inFlight.elicit(req.params, extra.signal));
+    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.#inFlight.sample(req.params, extra.signal));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => this.#inFlight.elicitationComplete(n.params.elicitationId));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => this.#inFlight.log(n.params, log));
     this.#overflowed = false;
     client.onerror = (err) => {
       // The SDK's stdio transport closes the connection on a message over its buffer.

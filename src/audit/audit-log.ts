@@ -1,0 +1,146 @@
+/**
+ * The audit log: one JSON line per proxied tool call (who decided, what came of it, a digest of the
+ * arguments, never the arguments), in `audit.jsonl` in the state dir, readable by the user only.
+ * Lines written in one turn of the event loop go out in one append; at `maxBytes` the file is rotated
+ * to audit.jsonl.1 (.1 to .2, ... the oldest of KEEP dropped). Several bridges may share the file:
+ * each append is one write to a file opened for appending, and a bridge rotates only the file it holds.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { DecidedBy } from "../approvals/decide.ts";
+import type { Logger } from "../log.ts";
+
+/** Rotated files kept beside the current one. */
+export const KEEP = 3;
+export const AUDIT_FILE = "audit.jsonl";
+
+export interface AuditRecord {
+  /** When the call was made (ISO 8601, UTC). */
+  ts: string;
+  run: string;
+  call: string;
+  server: string;
+  tool: string;
+  /** allow or deny; absent when the call failed before a decision (unknown tool, server not loaded). */
+  decision?: "allow" | "deny";
+  by?: DecidedBy;
+  /** What the person asked answered (once, session, deny, decline, cancel), or why nobody did (timeout, unsupported, unanswered-earlier), or remembered. */
+  answer?: string;
+  /** ok, tool_error (the tool's own error result), refused, or the failure's kind (timeout, crashed, cancelled, ...). */
+  outcome: string;
+  /** Milliseconds from the request to its answer, time waiting for a person included. */
+  ms: number;
+  /** Milliseconds spent waiting for a person. */
+  wait_ms?: number;
+  /** First 32 hex digits of SHA-256 over the arguments as JSON with sorted keys. */
+  args_sha256: string;
+}
+
+/** Logs whose pending lines are written when the process exits. */
+const OPEN = new Set<AuditLog>();
+let exitHooked = false;
+
+export function auditPath(stateDir: string): string {
+  return join(stateDir, AUDIT_FILE);
+}
+
+export class AuditLog {
+  readonly path: string;
+  #maxBytes: number;
+  #log: Logger | undefined;
+  #fd: number | undefined;
+  #pending: string[] = [];
+  #scheduled = false;
+  #broken = false;
+
+  constructor(opts: { path: string; maxBytes: number; log?: Logger }) {
+    this.path = opts.path;
+    this.#maxBytes = opts.maxBytes;
+    this.#log = opts.log;
+    if (!exitHooked) process.once("exit", () => OPEN.forEach((l) => l.flush()));
+    exitHooked = true;
+    OPEN.add(this);
+  }
+
+  write(record: AuditRecord): void {
+    this.#pending.push(`${JSON.stringify(record)}\n`);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Write what is pending now (also at exit). */
+  flush(): void {
+    this.#scheduled = false;
+    if (!this.#pending.length) return;
+    const data = this.#pending.join("");
+    this.#pending = [];
+    try {
+      const fd = this.#open();
+      if (fstatSync(fd).size + data.length > this.#maxBytes && fstatSync(fd).size > 0) this.#rotate();
+      writeSync(this.#open(), data);
+    } catch (err) {
+      // The calls themselves go on: an audit log that cannot be written is reported, once.
+      if (!this.#broken) this.#log?.error("cannot write the audit log", { path: this.path, error: (err as Error).message });
+      this.#broken = true;
+      this.#close();
+    }
+  }
+
+  close(): void {
+    this.flush();
+    this.#close();
+    OPEN.delete(this);
+  }
+
+  #open(): number {
+    if (this.#fd === undefined) {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.#fd = openSync(this.path, "a", 0o600);
+      this.#broken = false;
+    }
+    return this.#fd;
+  }
+
+  #close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+
+  #rotate(): void {
+    const held = fstatSync(this.#fd!).ino;
+    let current: number | undefined;
+    try {
+      current = statSync(this.path).ino;
+    } catch {
+      // removed from under us: a fresh file is opened below
+    }
+    // Another bridge may have rotated it already; then only reopen.
+    if (current === held) {
+      for (let i = KEEP - 1; i >= 1; i--) {
+        try {
+          renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
+        } catch {
+          // not there yet
+        }
+      }
+      renameSync(this.path, `${this.path}.1`);
+    }
+    this.#close();
+  }
+}
+
+/** The digest the audit log keeps of a call's arguments. */
+export function argsDigest(args: unknown): string {
+  return createHash("sha256").update(stableJson(args)).digest("hex").slice(0, 32);
+}
+
+/** JSON with object keys sorted, so equal arguments give equal digests. */
+export function stableJson(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  const keys = Object.keys(v).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+}

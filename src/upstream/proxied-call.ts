@@ -1,0 +1,105 @@
+/**
+ * One tool call from sandbox code to an upstream server: the policy (deny and limit lists, then allow,
+ * ask or deny from the lists, the server's annotations and the default), a question to the user when
+ * the answer is ask, the call itself with the upstream's questions, progress and logs relayed to the
+ * run, a sign-in link offered when a remote server wants one, and one audit line whatever happened.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { askUser, type Verdict } from "../approvals/ask.ts";
+import { denial, toolRule, type ToolRule } from "../approvals/decide.ts";
+import { argsDigest, type AuditLog, type AuditRecord } from "../audit/audit-log.ts";
+import type { LoginStart } from "../auth/login.ts";
+import type { Metrics } from "../metrics.ts";
+import { PolicyRefusal, toolRefusal, type Policy } from "../policy.ts";
+import type { RunScope } from "../session/request-gate.ts";
+import type { UpstreamPool } from "./pool.ts";
+import { shapeOfResult } from "./result-shapes.ts";
+import { runRelay } from "./run-relay.ts";
+import { offerSignIn } from "./sign-in.ts";
+import { UpstreamError } from "./upstream-server.ts";
+
+export interface ProxiedCallContext {
+  pool: UpstreamPool;
+  policy?: Policy;
+  metrics?: Metrics;
+  toolTimeoutMs: number;
+  audit?: AuditLog;
+  /** Start a sign-in to a remote server (the hook of src/auth/login.ts); absent: never offered. */
+  signIn?: (server: string) => Promise<LoginStart>;
+}
+
+export interface CallChecks {
+  /** Throws when the server is not configured. */
+  needServer(server: string): void;
+  /** The tool's definition; throws when the server has no such tool. */
+  needTool(server: string, tool: string): Promise<Tool>;
+  notLoaded(server: string): Error;
+}
+
+export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
+  let callCounter = 0;
+  const allowAll: ToolRule = { verdict: "allow", by: "policy", rule: "no policy", fix: "" };
+
+  return async function call({ server, tool, args }: { server: string; tool: string; args: Record<string, unknown> }, run: RunScope): Promise<CallToolResult> {
+    const callId = `call-${++callCounter}`;
+    const log = run.log.child({ call: callId, server, tool });
+    const t0 = performance.now();
+    const ts = new Date().toISOString();
+    let verdict: Pick<Verdict, "decision" | "by"> & Partial<Verdict> = { decision: "allow", by: "policy" };
+    let decided = false;
+    let outcome = "ok";
+    try {
+      checks.needServer(server);
+      // Deny and limit lists first: a denied tool never starts its server and never asks.
+      const refusal = ctx.policy && toolRefusal(ctx.policy, server, tool);
+      if (refusal) {
+        verdict = { decision: "deny", by: "policy" };
+        decided = true;
+        throw Object.assign(refusal, { details: { server, tool, decided_by: "policy" } });
+      }
+      if (!run.loaded.has(server)) throw checks.notLoaded(server);
+      run.countToolCall();
+      const def = await checks.needTool(server, tool);
+      const rule = ctx.policy ? toolRule(ctx.policy, server, tool, def.annotations) : allowAll;
+      if (rule.verdict === "ask") {
+        verdict = await askUser({ server, tool: def, args, rule, run, timeoutMs: ctx.policy!.askTimeout * 1000, timeoutSource: ctx.policy!.sources.askTimeout ?? "MCP_BRIDGE_ASK_TIMEOUT, default" });
+        log.info("approval", { decision: verdict.decision, by: verdict.by, answer: verdict.answer, wait_ms: verdict.waitMs });
+      } else {
+        verdict = { decision: rule.verdict, by: rule.by, why: rule.rule };
+      }
+      decided = true;
+      if (verdict.decision === "deny") throw denial(server, tool, verdict.by, verdict.why ?? `is refused (${rule.rule})`);
+      const upstream = ctx.pool.server(server)!;
+      const relay = runRelay(run, server, tool, callId, log, ctx.policy ? ctx.policy.askTimeout * 1000 : 120_000);
+      const invoke = () => upstream.callTool(tool, args, ctx.toolTimeoutMs, run.signal, relay);
+      let result: CallToolResult;
+      try {
+        result = await invoke();
+      } catch (err) {
+        if (!(err instanceof UpstreamError && err.kind === "auth_required" && ctx.signIn)) throw err;
+        // Where the client can show a link, the user signs in there; the call is then made again.
+        if (!(await offerSignIn({ server, tool, run, log, start: ctx.signIn, askTimeoutMs: ctx.policy ? ctx.policy.askTimeout * 1000 : 120_000 }))) throw err;
+        result = await invoke();
+      }
+      if (!def.outputSchema) ctx.pool.resultShapes.record(server, tool, shapeOfResult(result));
+      outcome = result.isError === true ? "tool_error" : "ok";
+      const ms = performance.now() - t0;
+      ctx.metrics?.recordProxiedCall(ms, result.isError !== true);
+      log.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });
+      return result;
+    } catch (err) {
+      const ms = performance.now() - t0;
+      outcome = err instanceof PolicyRefusal ? "refused" : ((err as { kind?: string }).kind ?? "error");
+      if (err instanceof PolicyRefusal && ctx.metrics) ctx.metrics.policyRefusals++;
+      ctx.metrics?.recordProxiedCall(ms, false);
+      log.info("proxied call failed", { ms: Math.round(ms), error: (err as Error).message });
+      throw err;
+    } finally {
+      if (ctx.audit) {
+        const record: AuditRecord = { ts, run: run.runId, call: callId, server, tool, outcome, ms: Math.round((performance.now() - t0) * 10) / 10, args_sha256: argsDigest(args) };
+        if (decided) Object.assign(record, { decision: verdict.decision, by: verdict.by, ...(verdict.answer ? { answer: verdict.answer, wait_ms: verdict.waitMs } : {}) });
+        ctx.audit.write(record);
+      }
+    }
+  };
+}
