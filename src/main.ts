@@ -96,6 +96,17 @@ cli
   });
 
 cli
+  .command("audit", "The audit log of proxied tool calls: time, run, call, server/tool, decision and who made it, outcome, duration, argument digest")
+  .option("--follow", "Keep printing calls as bridges make them")
+  .option("--json", "The JSON lines as they are stored")
+  .option("--lines <n>", "Only the last N calls")
+  .action(async (opts: { follow?: boolean; json?: boolean; lines?: string }) => {
+    const lines = opts.lines === undefined ? undefined : Number(opts.lines);
+    if (lines !== undefined && !(Number.isInteger(lines) && lines >= 0)) fail(new BridgeError("INVALID_INPUT", `--lines must be a whole number; got "${opts.lines}"`));
+    process.exit(await (await import("./cli/audit.ts")).audit({ follow: opts.follow, json: opts.json, lines }));
+  });
+
+cli
   .command("stats", "Counters of the bridges running for this user: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency")
   .option("--json", "Machine-readable")
   .action(async (opts: { json?: boolean }) => {

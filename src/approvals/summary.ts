@@ -19,7 +19,8 @@ export function summarizeArgs(args: Record<string, unknown>): string {
   const lines: string[] = [];
   let total = 0;
   for (const key of keys.slice(0, MAX_ARGS)) {
-    const line = `${key}: ${cut(render(SECRET_NAME.test(key) ? "***" : masked(args[key], 0)))}`;
+    const value = SECRET_NAME.test(key) ? "***" : masked(args[key], 0);
+    const line = `${key}: ${value === "***" ? value : cut(render(value))}`;
     if (total + line.length > MAX_TOTAL_CHARS) {
       lines.push(`… ${keys.length - lines.length} more argument(s) not shown`);
       return lines.join("\n");

@@ -1,0 +1,44 @@
+/**
+ * The bridge's MCP server on a local-python session (test/support/local-session.ts), talked to by the
+ * SDK's real Client over the SDK's in-memory transport pair: the whole request path (client → server
+ * → session → Python → upstream servers and back) in one process, with no engine and no binary.
+ * End-to-end suites use the compiled binary instead (test/support/bridge.ts).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { ClientCapabilities, CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { VERSION } from "../../src/app.ts";
+import { getRenderer } from "../../src/render/render.ts";
+import { createBridgeServer } from "../../src/server/bridge-server.ts";
+import { localSession, type LocalSession } from "./local-session.ts";
+
+export interface LocalBridge extends LocalSession {
+  client: Client;
+  run(code: string, extra?: { timeout?: number; reset?: boolean; servers?: string[]; signal?: AbortSignal; onprogress?: (p: Progress) => void }): Promise<{ text: string; isError: boolean; structured: Record<string, unknown> }>;
+}
+
+/** `setup` registers the client's handlers (elicitation, sampling) before it connects. */
+export async function localBridge(env: Record<string, string>, capabilities: ClientCapabilities, setup: (client: Client) => void = () => {}, opts: { cwd?: string } = {}): Promise<LocalBridge> {
+  const local = localSession({ MCP_BRIDGE_OUTPUT_MODE: "json", ...env }, opts);
+  const { app, session } = local;
+  const server = createBridgeServer({ config: app.config, session, render: getRenderer(app.config.outputMode), log: app.log, version: VERSION, pool: app.pool, metrics: app.metrics });
+  const client = new Client({ name: "approvals-test-client", version: "0.0.0" }, { capabilities });
+  setup(client);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    ...local,
+    client,
+    async run(code, extra = {}) {
+      const { signal, onprogress, ...args } = extra;
+      const raw = (await client.callTool({ name: "run_python", arguments: { code, ...args } }, undefined, { timeout: 120_000, signal, onprogress })) as CallToolResult;
+      const text = raw.content.map((c) => (c.type === "text" ? c.text : `<${c.type}>`)).join("\n");
+      return { text, isError: raw.isError === true, structured: (raw.structuredContent ?? {}) as Record<string, unknown> };
+    },
+    async close() {
+      await client.close().catch(() => {});
+      await local.close();
+    },
+  };
+}
