@@ -78,8 +78,13 @@ export class AuditLog {
     const data = this.#pending.join("");
     this.#pending = [];
     try {
-      const fd = this.#open();
-      if (fstatSync(fd).size + data.length > this.#maxBytes && fstatSync(fd).size > 0) this.#rotate();
+      let held = fstatSync(this.#open());
+      // Another bridge rotated the file: append to the new one.
+      if (held.ino !== inode(this.path)) {
+        this.#close();
+        held = fstatSync(this.#open());
+      }
+      if (held.size > 0 && held.size + data.length > this.#maxBytes) this.#rotate();
       writeSync(this.#open(), data);
     } catch (err) {
       // The calls themselves go on: an audit log that cannot be written is reported, once.
@@ -110,15 +115,8 @@ export class AuditLog {
   }
 
   #rotate(): void {
-    const held = fstatSync(this.#fd!).ino;
-    let current: number | undefined;
-    try {
-      current = statSync(this.path).ino;
-    } catch {
-      // removed from under us: a fresh file is opened below
-    }
     // Another bridge may have rotated it already; then only reopen.
-    if (current === held) {
+    if (inode(this.path) === fstatSync(this.#fd!).ino) {
       for (let i = KEEP - 1; i >= 1; i--) {
         try {
           renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
@@ -129,6 +127,14 @@ export class AuditLog {
       renameSync(this.path, `${this.path}.1`);
     }
     this.#close();
+  }
+}
+
+function inode(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
   }
 }
 

@@ -125,7 +125,7 @@ describe("a client that can answer questions (form and URL elicitation, sampling
     expect(q.message).toContain('id: "n1"');
     expect(q.message).toContain("api_key: ***");
     expect(q.message).not.toContain("sk-live");
-    expect((q as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum).toEqual(["once", "session", "deny"]);
+    expect((q as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum).toEqual(["once", "session", "deny"]);
     // once is once: the next call asks again
     expect(await attempt(b, 'mcp_interactive.delete_note(id="n2")')).toEqual({ ok: { deleted: "n2" } });
     expect(asked.length).toBe(before + 2);
@@ -230,7 +230,7 @@ print(json.dumps(out))
   });
 
   test("an upstream's form question reaches the client, named, and the answer goes back to the upstream", async () => {
-    answer = (p) => ({ action: "accept", content: p.message.includes("Order") ? { confirm: true } : { decision: "deny" } });
+    answer = (p): ElicitResult => (p.message.includes("Order") ? { action: "accept", content: { confirm: true } } : { action: "accept", content: { decision: "deny" } });
     expect(await attempt(b, 'mcp_interactive.confirm_order(item="pizza")')).toEqual({ ok: { action: "accept", content: { confirm: true } } });
     expect(lastAsk().message).toBe("interactive asks: Order pizza?");
   });

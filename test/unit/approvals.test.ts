@@ -1,0 +1,126 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { approvalForm } from "../../src/approvals/ask.ts";
+import { toolRule } from "../../src/approvals/decide.ts";
+import { summarizeArgs } from "../../src/approvals/summary.ts";
+import { loadPolicy } from "../../src/policy.ts";
+import { Deadline } from "../../src/session/deadline.ts";
+
+const home = () => mkdtempSync(join(tmpdir(), "approvals-"));
+const READ_ONLY = { readOnlyHint: true };
+const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true };
+
+describe("allow, ask or deny for a tool", () => {
+  test("deny wins over ask, ask over allow; a deny-listed tool is never asked about", () => {
+    const p = loadPolicy({ MCP_BRIDGE_DENY_TOOLS: "gh/delete_*", MCP_BRIDGE_ASK_TOOLS: "gh/*", MCP_BRIDGE_ALLOW_TOOLS: "*,gh/create_issue" }, home());
+    expect(toolRule(p, "gh", "delete_repo", READ_ONLY)).toMatchObject({ verdict: "deny", by: "policy" });
+    expect(toolRule(p, "gh", "create_issue", READ_ONLY)).toMatchObject({ verdict: "ask", by: "policy", rule: 'gh/create_issue matches "gh/*" in askTools (MCP_BRIDGE_ASK_TOOLS)' });
+    expect(toolRule(p, "memory", "wipe", DESTRUCTIVE)).toMatchObject({ verdict: "ask", by: "annotation" });
+  });
+
+  test("a pattern in allowTools names a tool (allowed without a question); a bare * names none", () => {
+    const p = loadPolicy({ MCP_BRIDGE_ALLOW_TOOLS: "*,gh/delete_repo" }, home());
+    expect(toolRule(p, "gh", "delete_repo", DESTRUCTIVE)).toMatchObject({ verdict: "allow", by: "policy", rule: 'gh/delete_repo matches "gh/delete_repo" in allowTools (MCP_BRIDGE_ALLOW_TOOLS)' });
+    expect(toolRule(p, "gh", "delete_branch", DESTRUCTIVE)).toMatchObject({ verdict: "ask", by: "annotation" });
+    // allowTools is still a limit: what it does not match is refused.
+    const only = loadPolicy({ MCP_BRIDGE_ALLOW_TOOLS: "gh/*" }, home());
+    expect(toolRule(only, "slack", "post", READ_ONLY).verdict).toBe("deny");
+    expect(toolRule(only, "gh", "delete_repo", DESTRUCTIVE)).toMatchObject({ verdict: "allow", by: "policy" });
+  });
+
+  test("annotations: read-only allows (even when also marked destructive), destructive asks, neither gets toolDefault", () => {
+    const p = loadPolicy({}, home());
+    expect(toolRule(p, "s", "t", READ_ONLY)).toMatchObject({ verdict: "allow", by: "annotation", rule: "server s marks t read-only (readOnlyHint)" });
+    expect(toolRule(p, "s", "t", { readOnlyHint: true, destructiveHint: true }).verdict).toBe("allow");
+    expect(toolRule(p, "s", "t", DESTRUCTIVE)).toMatchObject({ verdict: "ask", by: "annotation" });
+    expect(toolRule(p, "s", "t", undefined)).toMatchObject({ verdict: "allow", by: "policy" });
+    expect(toolRule(p, "s", "t", { destructiveHint: false }).rule).toContain("toolDefault = allow (default; set MCP_BRIDGE_TOOL_DEFAULT or policy.toolDefault)");
+    expect(toolRule(loadPolicy({ MCP_BRIDGE_TOOL_DEFAULT: "ask" }, home()), "s", "t", undefined)).toMatchObject({ verdict: "ask", by: "policy" });
+    expect(toolRule(loadPolicy({ MCP_BRIDGE_TOOL_DEFAULT: "deny" }, home()), "s", "t", undefined).verdict).toBe("deny");
+  });
+
+  test("askTools, toolDefault and askTimeout come from the settings file too; bad values are named", () => {
+    const h = home();
+    mkdirSync(join(h, ".config", "mcp-code-exec"), { recursive: true });
+    const file = join(h, ".config", "mcp-code-exec", "config.json");
+    writeFileSync(file, JSON.stringify({ policy: { askTools: ["*/send_*"], toolDefault: "ask", askTimeout: 45 } }));
+    const p = loadPolicy({}, h);
+    expect(p).toMatchObject({ askTools: ["*/send_*"], toolDefault: "ask", askTimeout: 45 });
+    expect(toolRule(p, "mail", "send_message", READ_ONLY).rule).toBe(`mail/send_message matches "*/send_*" in askTools (${file}: policy.askTools)`);
+    expect(loadPolicy({ MCP_BRIDGE_ASK_TIMEOUT: "2m" }, h).askTimeout).toBe(120);
+    expect(loadPolicy({}, home()).askTimeout).toBe(120);
+    expect(() => loadPolicy({ MCP_BRIDGE_TOOL_DEFAULT: "maybe" }, h)).toThrow(/MCP_BRIDGE_TOOL_DEFAULT="maybe"/);
+    writeFileSync(file, JSON.stringify({ policy: { toolDefault: "sometimes" } }));
+    expect(() => loadPolicy({}, h)).toThrow(/policy\.toolDefault/);
+  });
+});
+
+describe("the question", () => {
+  test("arguments: one per line, secrets masked by name or shape, long values cut, many arguments capped", () => {
+    const long = "x".repeat(500);
+    const s = summarizeArgs({ owner: "me", token: "abc", body: long, auth: { password: "hunter2", user: "bob" }, key: "ghp_abcdefghijklmnopqrstu", url: "https://u:pw@host/x?api_key=1", author: "Ann" });
+    expect(s).toContain('owner: "me"');
+    expect(s).toContain("token: ***");
+    expect(s).toContain(`body: "${"x".repeat(199)}… (502 characters)`);
+    expect(s).toContain('auth: ***');
+    expect(s).toContain("key: ***");
+    expect(s).toContain('url: "https://u:***@host/x?api_key=***"');
+    expect(s).toContain('author: "Ann"');
+    expect(s).not.toContain("hunter2");
+    expect(summarizeArgs({ nested: { headers: { Authorization: "Bearer abc.def" }, password: "p" } })).toBe('nested: {"headers":{"Authorization":"***"},"password":"***"}');
+    expect(summarizeArgs({})).toBe("(no arguments)");
+    const many = summarizeArgs(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`a${i}`, i])));
+    expect(many.split("\n")).toHaveLength(21);
+    expect(many).toEndWith("… 10 more argument(s) not shown");
+  });
+
+  test("the form has one field, decision: once, session or deny", () => {
+    const f = approvalForm({ server: "gh", tool: { name: "delete_repo", title: "Delete repository", description: "Deletes a repository. Irreversible.", inputSchema: { type: "object" } }, args: { repo: "app" }, rule: { verdict: "ask", by: "annotation", rule: "server gh marks delete_repo destructive (destructiveHint)", fix: "" } });
+    expect(f.message).toBe(
+      [
+        "Sandbox code (run_python) wants to call a tool that needs your approval.",
+        "Server: gh",
+        "Tool: delete_repo (Delete repository)",
+        "What it does: Deletes a repository.",
+        "Why you are asked: server gh marks delete_repo destructive (destructiveHint)",
+        "Arguments:",
+        '  repo: "app"',
+      ].join("\n"),
+    );
+    expect(f.requestedSchema).toMatchObject({ required: ["decision"], properties: { decision: { type: "string", enum: ["once", "session", "deny"] } } });
+  });
+});
+
+describe("a deadline held while a person answers", () => {
+  test("it does not expire while held, and expires after release with the time it had left", async () => {
+    const d = new Deadline(100);
+    let expired = false;
+    void d.expired.then(() => {
+      expired = true;
+    });
+    const release = d.hold();
+    await Bun.sleep(250);
+    expect(expired).toBe(false);
+    const t0 = performance.now();
+    release();
+    await d.expired;
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(80);
+    expect(d.heldMs).toBeGreaterThanOrEqual(240);
+  });
+
+  test("restarts (progress) keep it alive only up to its total budget; cancel stops it for good", async () => {
+    const d = new Deadline(50, 150);
+    const t0 = performance.now();
+    const ticker = setInterval(() => d.restart(), 20);
+    await d.expired;
+    clearInterval(ticker);
+    // Without restarts it would end at 50 ms; with them forever, were it not for the budget.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+    const c = new Deadline(10);
+    c.cancel();
+    const fired = await Promise.race([c.expired.then(() => true), Bun.sleep(60).then(() => false)]);
+    expect(fired).toBe(false);
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { argsDigest, AuditLog, auditPath, type AuditRecord } from "../../src/audit/audit-log.ts";
+import { audit, humanLine } from "../../src/cli/audit.ts";
+
+const record = (i: number, extra: Partial<AuditRecord> = {}): AuditRecord => ({
+  ts: "2026-01-02T03:04:05.678Z",
+  run: "run-1-1",
+  call: `call-${i}`,
+  server: "gh",
+  tool: "create_issue",
+  decision: "allow",
+  by: "annotation",
+  outcome: "ok",
+  ms: 12.5,
+  args_sha256: argsDigest({ i }),
+  ...extra,
+});
+
+const lines = (f: string) => (existsSync(f) ? readFileSync(f, "utf8").split("\n").filter(Boolean) : []);
+
+describe("audit log", () => {
+  test("lines written in one turn go out together, as JSON lines, in a file only the user can read", async () => {
+    const state = mkdtempSync(join(tmpdir(), "audit-"));
+    const log = new AuditLog({ path: auditPath(state), maxBytes: 1 << 20 });
+    for (let i = 0; i < 3; i++) log.write(record(i));
+    expect(lines(auditPath(state))).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(lines(auditPath(state)).map((l) => JSON.parse(l).call)).toEqual(["call-0", "call-1", "call-2"]);
+    expect(statSync(auditPath(state)).mode & 0o777).toBe(0o600);
+    log.close();
+  });
+
+  test("rotated at maxBytes: three older files kept, nothing lost in between, two writers sharing the file", () => {
+    const state = mkdtempSync(join(tmpdir(), "audit-"));
+    const path = auditPath(state);
+    const a = new AuditLog({ path, maxBytes: 2_000 });
+    const b = new AuditLog({ path, maxBytes: 2_000 });
+    const lineBytes = JSON.stringify(record(100)).length + 1;
+    const n = Math.floor((4 * 2_000) / lineBytes) - 4; // fits in the current file and the three kept
+    for (let i = 0; i < n; i++) {
+      (i % 2 ? a : b).write(record(100 + i));
+      (i % 2 ? a : b).flush();
+    }
+    a.close();
+    b.close();
+    const all = [path, `${path}.1`, `${path}.2`, `${path}.3`].flatMap(lines);
+    expect(existsSync(`${path}.4`)).toBe(false);
+    for (const f of [path, `${path}.1`, `${path}.2`]) expect(statSync(f).size).toBeLessThanOrEqual(2_000);
+    expect(new Set(all.map((l) => JSON.parse(l).call)).size).toBe(n);
+  });
+
+  test("the arguments' digest ignores key order", () => {
+    expect(argsDigest({ a: 1, b: [1, { c: 2, d: 3 }] })).toBe(argsDigest({ b: [1, { d: 3, c: 2 }], a: 1 }));
+    expect(argsDigest({ a: 1 })).not.toBe(argsDigest({ a: 2 }));
+    expect(argsDigest({})).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe("mcp-code-exec audit", () => {
+  test("oldest first across rotated files; --lines keeps the last N; --json prints the stored lines", async () => {
+    const state = mkdtempSync(join(tmpdir(), "audit-"));
+    const log = new AuditLog({ path: auditPath(state), maxBytes: 600 });
+    for (let i = 0; i < 6; i++) {
+      log.write(record(i));
+      log.flush();
+    }
+    log.close();
+    expect(existsSync(`${auditPath(state)}.1`)).toBe(true);
+    const out: string[] = [];
+    await audit({ json: true }, { HOME: state, MCP_BRIDGE_STATE_DIR: state }, (s) => out.push(s));
+    expect(out.map((l) => JSON.parse(l).call)).toEqual(["call-0", "call-1", "call-2", "call-3", "call-4", "call-5"]);
+    const last: string[] = [];
+    await audit({ lines: 2 }, { HOME: state, MCP_BRIDGE_STATE_DIR: state }, (s) => last.push(s));
+    expect(last).toHaveLength(2);
+    expect(last[1]).toContain("call-5");
+  });
+
+  test("a line as a person reads it", () => {
+    expect(humanLine(JSON.stringify(record(7, { by: "user", answer: "session", wait_ms: 2140, ms: 2301 })))).toBe(
+      `2026-01-02T03:04:05.678Z  run-1-1 call-7  gh/create_issue  allow by user (session, waited 2.1 s)  ok  2.3 s  args ${argsDigest({ i: 7 }).slice(0, 12)}`,
+    );
+    expect(humanLine(JSON.stringify({ ...record(8), decision: undefined, by: undefined, outcome: "unknown_tool" }))).toContain("gh/create_issue  no decision  unknown_tool  13 ms");
+    expect(humanLine("not json")).toBe("not json");
+  });
+});
