@@ -72,7 +72,9 @@ async function makeWorld(): Promise<World> {
 const engine = ENGINES[0]!;
 let world: World;
 let bridge: BridgeHandle;
-const env = () => ({ HOME: world.home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: world.state, MCX_MEMORY_FILE: join(world.files, "memory.jsonl") });
+// filesystem's write_file is marked destructive, so it asks first; this client cannot answer questions,
+// so the tool is named in allowTools, the way README tells users to (approvals: test/e2e/approvals.test.ts).
+const env = () => ({ HOME: world.home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: world.state, MCX_MEMORY_FILE: join(world.files, "memory.jsonl"), MCP_BRIDGE_ALLOW_TOOLS: "*,filesystem/write_file" });
 
 beforeAll(async () => {
   world = await makeWorld();
@@ -167,7 +169,7 @@ describe("calling upstream tools through proxies", () => {
     const b = await startBridge({ ...env(), MCP_BRIDGE_TOOL_TIMEOUT: "1" }, { cwd: world.cwd });
     try {
       const r = await b.run("try:\n    await mcp_flaky.sleep(seconds=5)\n    out = 'no error'\nexcept McpToolError as e:\n    out = (e.kind, str(e))\nout", { servers: ["flaky"] });
-      expect(r.structured.value).toBe("('timeout', 'flaky.sleep did not answer within 1s')");
+      expect(r.structured.value).toBe("('timeout', 'flaky.sleep did not answer within 1s (MCP_BRIDGE_TOOL_TIMEOUT)')");
       expect(String((await b.run("(await mcp_flaky.ping())['pong']")).structured.value)).toBe("True");
     } finally {
       await b.close();
