@@ -33,14 +33,15 @@ __all__ = ["McpError", "McpToolError", "McpArgumentError", "McpServerNotLoaded",
 class McpError(Exception):
     """A request to an MCP server through the bridge failed."""
 
-    def __init__(self, message, server=None, tool=None, kind=None, decided_by=None):
+    # Who refused a call: "policy" (a setting), "annotation" (the server's hints) or "user".
+    decided_by = None
+
+    def __init__(self, message, server=None, tool=None, kind=None):
         super().__init__(message)
         self.message = message
         self.server = server
         self.tool = tool
         self.kind = kind
-        # Who refused a call: "policy" (a setting), "annotation" (the server's hints) or "user".
-        self.decided_by = decided_by
 
 
 class McpToolError(McpError):
@@ -67,7 +68,10 @@ class McpServerNotLoaded(McpError, LookupError):
 
 def _error_factory(cls):
     def make(err):
-        return cls(str(err.get("message")), server=err.get("server"), tool=err.get("tool"), kind=err.get("kind"), decided_by=err.get("decided_by"))
+        e = cls(str(err.get("message")), server=err.get("server"), tool=err.get("tool"), kind=err.get("kind"))
+        if err.get("decided_by"):
+            e.decided_by = err.get("decided_by")
+        return e
 
     return make
 
