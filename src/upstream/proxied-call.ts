@@ -96,8 +96,8 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       throw err;
     } finally {
       if (ctx.audit) {
-        const record: AuditRecord = { ts, run: run.runId, call: callId, server, tool, outcome, ms: Math.round((performance.now() - t0) * 10) / 10, args_sha256: argsDigest(args) };
-        if (decided) Object.assign(record, { decision: verdict.decision, by: verdict.by, ...(verdict.answer ? { answer: verdict.answer, wait_ms: verdict.waitMs } : {}) });
+        const decision = decided ? { decision: verdict.decision, by: verdict.by, ...(verdict.answer ? { answer: verdict.answer, wait_ms: verdict.waitMs } : {}) } : {};
+        const record: AuditRecord = { ts, run: run.runId, call: callId, server, tool, ...decision, outcome, ms: Math.round((performance.now() - t0) * 10) / 10, args_sha256: argsDigest(args) };
         ctx.audit.write(record);
       }
     }

@@ -214,4 +214,5 @@ export const HELPER_LINES = [
   "mcp_servers['name'], or from mcp.servers.<alias> import *; help(mcp_<alias>.<tool>) shows the signature.",
   "Results: structuredContent -> dict; JSON text -> parsed value; other text -> str; images/audio -> McpImage/McpAudio",
   "(.data bytes, .mime_type); an upstream error raises McpToolError (.server, .tool, .message).",
+  "Some tools wait for the user's approval; a refusal (by policy or the user) raises McpPolicyError (.decided_by).",
 ];

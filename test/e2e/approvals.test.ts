@@ -170,6 +170,10 @@ describe(`the upstream protocol through the compiled bridge (${engine})`, () => 
     expect(records.find((r) => r.tool === "purge_all")).toMatchObject({ decision: "deny", by: "policy", outcome: "refused" });
     expect(records.find((r) => r.tool === "long_task")).toMatchObject({ decision: "allow", by: "annotation", outcome: "cancelled" });
     for (const r of records) expect(Object.keys(r)).toEqual(expect.arrayContaining(["ts", "run", "call", "server", "tool", "outcome", "ms", "args_sha256"]));
+    // Ask to answer as the bridge measured it; the test's handler answers at once, so this is the round trip.
+    const waits = records.filter((r) => ["once", "session", "deny"].includes(String(r.answer))).map((r) => Number(r.wait_ms));
+    expect(waits.length).toBeGreaterThan(0);
+    console.log(`[approvals e2e, ${engine}] ask -> answer (client answering at once), ms: ${waits.join(", ")}`);
     const human = Bun.spawn([BINARY, "audit", "--lines", "3"], { env: bridgeEnv(env()), stdout: "pipe" });
     const text = await new Response(human.stdout).text();
     expect(text.trim().split("\n")).toHaveLength(3);
