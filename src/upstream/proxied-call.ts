@@ -15,8 +15,7 @@ import type { RunScope } from "../session/request-gate.ts";
 import type { UpstreamPool } from "./pool.ts";
 import { shapeOfResult } from "./result-shapes.ts";
 import { runRelay } from "./run-relay.ts";
-import { offerSignIn } from "./sign-in.ts";
-import { UpstreamError } from "./upstream-server.ts";
+import { retryAfterSignIn } from "./sign-in.ts";
 
 export interface ProxiedCallContext {
   pool: UpstreamPool;
@@ -59,10 +58,13 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       }
       if (!run.loaded.has(server)) throw checks.notLoaded(server);
       run.countToolCall();
-      const def = await checks.needTool(server, tool);
+      // A remote server that wants a sign-in (at connection, or at the call): where the client can show
+      // a link, the user signs in there and the step is done again.
+      const withSignIn = retryAfterSignIn(ctx.signIn, { server, tool, run, log, askTimeoutMs: askTimeoutMs(ctx) });
+      const def = await withSignIn(() => checks.needTool(server, tool));
       const rule = ctx.policy ? toolRule(ctx.policy, server, tool, def.annotations) : allowAll;
       if (rule.verdict === "ask") {
-        verdict = await askUser({ server, tool: def, args, rule, run, timeoutMs: ctx.policy!.askTimeout * 1000, timeoutSource: ctx.policy!.sources.askTimeout ?? "MCP_BRIDGE_ASK_TIMEOUT, default" });
+        verdict = await askUser({ server, tool: def, args, rule, run, timeoutMs: askTimeoutMs(ctx), timeoutSource: ctx.policy?.sources.askTimeout ?? "MCP_BRIDGE_ASK_TIMEOUT" });
         log.info("approval", { decision: verdict.decision, by: verdict.by, answer: verdict.answer, wait_ms: verdict.waitMs });
       } else {
         verdict = { decision: rule.verdict, by: rule.by, why: rule.rule };
@@ -70,17 +72,8 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       decided = true;
       if (verdict.decision === "deny") throw denial(server, tool, verdict.by, verdict.why ?? `is refused (${rule.rule})`);
       const upstream = ctx.pool.server(server)!;
-      const relay = runRelay(run, server, tool, callId, log, ctx.policy ? ctx.policy.askTimeout * 1000 : 120_000);
-      const invoke = () => upstream.callTool(tool, args, ctx.toolTimeoutMs, run.signal, relay);
-      let result: CallToolResult;
-      try {
-        result = await invoke();
-      } catch (err) {
-        if (!(err instanceof UpstreamError && err.kind === "auth_required" && ctx.signIn)) throw err;
-        // Where the client can show a link, the user signs in there; the call is then made again.
-        if (!(await offerSignIn({ server, tool, run, log, start: ctx.signIn, askTimeoutMs: ctx.policy ? ctx.policy.askTimeout * 1000 : 120_000 }))) throw err;
-        result = await invoke();
-      }
+      const relay = runRelay(run, server, tool, callId, log, askTimeoutMs(ctx));
+      const result = await withSignIn(() => upstream.callTool(tool, args, ctx.toolTimeoutMs, run.signal, relay));
       if (!def.outputSchema) ctx.pool.resultShapes.record(server, tool, shapeOfResult(result));
       outcome = result.isError === true ? "tool_error" : "ok";
       const ms = performance.now() - t0;
@@ -102,4 +95,9 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       }
     }
   };
+}
+
+/** How long a question to the user may stay open. */
+export function askTimeoutMs(ctx: { policy?: Policy }): number {
+  return (ctx.policy?.askTimeout ?? 120) * 1000;
 }

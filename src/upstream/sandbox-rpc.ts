@@ -13,7 +13,8 @@ import type { RequestHandler, RunScope } from "../session/request-gate.ts";
 import { serverRefusal, toolRefusal } from "../policy.ts";
 import { SkillNameSchema, SkillSchema } from "../skills/store.ts";
 import { SKILLS_SERVER, type UpstreamPool } from "./pool.ts";
-import { createProxiedCall, type ProxiedCallContext } from "./proxied-call.ts";
+import { askTimeoutMs, createProxiedCall, type ProxiedCallContext } from "./proxied-call.ts";
+import { retryAfterSignIn } from "./sign-in.ts";
 import { UpstreamError } from "./upstream-server.ts";
 
 const name = z.string().min(1).max(256);
@@ -71,6 +72,8 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
   };
 
   const proxiedCall = createProxiedCall(ctx, { needServer, needTool, notLoaded });
+  /** Listing a remote server's tools may meet its sign-in: offered through the client where it can show a link. */
+  const signedIn = (server: string, run: RunScope) => retryAfterSignIn(ctx.signIn, { server, run, log: run.log.child({ server }), askTimeoutMs: askTimeoutMs(ctx) });
 
   const handlers: { [M in RpcMethod]: (p: z.infer<(typeof PARAMS)[M]>, run: RunScope) => Promise<unknown> } = {
     async "servers.discovered"(_p, run) {
@@ -85,18 +88,18 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       needServer(server);
       return describe(server, run.loaded);
     },
-    async "tools.list"({ server }) {
+    async "tools.list"({ server }, run) {
       needServer(server, { starts: true });
-      return (await pool.tools(server)).map((t) => ({ name: t.name, summary: renderSummary(t).replace(/^[^:]*:\s*/, "") }));
+      return (await signedIn(server, run)(() => pool.tools(server))).map((t) => ({ name: t.name, summary: renderSummary(t).replace(/^[^:]*:\s*/, "") }));
     },
-    async "tools.docs"({ server, tool, detail }) {
+    async "tools.docs"({ server, tool, detail }, run) {
       needServer(server, { starts: true });
       const observed = (t: Tool) => ({ observedReturns: t.outputSchema ? undefined : pool.resultShapes.get(server, t.name) });
       if (tool) {
-        const t = await needTool(server, tool);
+        const t = await signedIn(server, run)(() => needTool(server, tool));
         return renderToolDoc(t, detail, observed(t));
       }
-      return (await pool.tools(server)).map((t) => renderToolDoc(t, detail, observed(t)));
+      return (await signedIn(server, run)(() => pool.tools(server))).map((t) => renderToolDoc(t, detail, observed(t)));
     },
     async "tools.search"({ query, limit }, run) {
       const { index, errors } = await pool.searchIndex((name) => !ctx.policy || !serverRefusal(ctx.policy, name));
@@ -117,7 +120,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     async "tools.proxy_specs"({ server }, run) {
       needServer(server, { starts: true });
       if (!run.loaded.has(server)) throw notLoaded(server);
-      return (await pool.tools(server)).map((t) => {
+      return (await signedIn(server, run)(() => pool.tools(server))).map((t) => {
         const py = pythonIdentifier(t.name);
         // The input schema goes along so the sandbox checks arguments before anything is sent.
         const observedReturns = t.outputSchema ? undefined : pool.resultShapes.get(server, t.name);

@@ -12,7 +12,8 @@ import type { RunScope } from "../session/request-gate.ts";
 
 export interface SignInOffer {
   server: string;
-  tool: string;
+  /** The tool the code wants, when it is a call. */
+  tool?: string;
   run: RunScope;
   log: Logger;
   start: (server: string) => Promise<LoginStart>;
@@ -32,11 +33,12 @@ export async function offerSignIn(o: SignInOffer): Promise<boolean> {
   }
   if (begun.kind === "not-needed") return true;
   const { login } = begun;
+  login.completion.catch(() => {}); // cancelled below when the link is not taken; awaited when it is
   const elicitationId = randomUUID();
   const release = o.run.holdClock();
   try {
     const answer = await client.elicit(
-      { mode: "url", elicitationId, url: login.authorizationUrl.href, message: `Sign in to ${o.server} so that sandbox code can call ${o.tool}; the call waits until you finish in the browser.` },
+      { mode: "url", elicitationId, url: login.authorizationUrl.href, message: `Sign in to ${o.server} so that sandbox code can ${o.tool ? `call ${o.tool}` : "use its tools"}; the code waits until you finish in the browser.` },
       { signal: o.run.signal, timeoutMs: o.askTimeoutMs },
     );
     if (answer.action !== "accept") {
@@ -50,12 +52,29 @@ export async function offerSignIn(o: SignInOffer): Promise<boolean> {
     return true;
   } catch (err) {
     login.cancel((err as Error).message);
-    login.completion.catch(() => {});
     o.log.info("sign-in through the client failed", { error: (err as Error).message });
     return false;
   } finally {
     release();
   }
+}
+
+/**
+ * Run `step`; when it fails because the server wants a sign-in and one can be offered, offer it and run
+ * `step` once more. At most one offer per returned function (one per request from the code).
+ */
+export function retryAfterSignIn(start: SignInOffer["start"] | undefined, o: Omit<SignInOffer, "start">): <T>(step: () => Promise<T>) => Promise<T> {
+  let offered = false;
+  return async (step) => {
+    try {
+      return await step();
+    } catch (err) {
+      if (offered || !start || (err as { kind?: unknown }).kind !== "auth_required") throw err;
+      offered = true;
+      if (!(await offerSignIn({ ...o, start }))) throw err;
+      return step();
+    }
+  };
 }
 
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
