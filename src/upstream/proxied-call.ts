@@ -76,12 +76,13 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       const result = await withSignIn(() => upstream.callTool(tool, args, ctx.toolTimeoutMs, run.signal, relay));
       if (!def.outputSchema) ctx.pool.resultShapes.record(server, tool, shapeOfResult(result));
       outcome = result.isError === true ? "tool_error" : "ok";
-      const ms = performance.now() - t0;
+      // Latency counters leave out time spent waiting for a person.
+      const ms = performance.now() - t0 - (verdict.waitMs ?? 0);
       ctx.metrics?.recordProxiedCall(ms, result.isError !== true);
       log.debug("proxied call", { ms: Math.round(ms * 1000) / 1000, is_error: result.isError === true || undefined });
       return result;
     } catch (err) {
-      const ms = performance.now() - t0;
+      const ms = performance.now() - t0 - (verdict.waitMs ?? 0);
       outcome = err instanceof PolicyRefusal ? "refused" : ((err as { kind?: string }).kind ?? "error");
       if (err instanceof PolicyRefusal && ctx.metrics) ctx.metrics.policyRefusals++;
       ctx.metrics?.recordProxiedCall(ms, false);
