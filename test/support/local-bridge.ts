@@ -19,7 +19,7 @@ export interface LocalBridge extends LocalSession {
 
 /** `setup` registers the client's handlers (elicitation, sampling) before it connects. */
 export async function localBridge(env: Record<string, string>, capabilities: ClientCapabilities, setup: (client: Client) => void = () => {}, opts: { cwd?: string } = {}): Promise<LocalBridge> {
-  const local = localSession({ MCP_BRIDGE_OUTPUT_MODE: "json", ...env }, opts);
+  const local = localSession({ MCP_BRIDGE_OUTPUT_MODE: "json", MCP_BRIDGE_STRUCTURED_CONTENT: "1", ...env }, opts);
   const { app, session } = local;
   const server = createBridgeServer({ config: app.config, session, render: getRenderer(app.config.outputMode), log: app.log, version: VERSION, pool: app.pool, metrics: app.metrics });
   const client = new Client({ name: "approvals-test-client", version: "0.0.0" }, { capabilities });
