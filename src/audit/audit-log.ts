@@ -11,6 +11,9 @@ import { dirname, join } from "node:path";
 import type { DecidedBy } from "../approvals/decide.ts";
 import type { Logger } from "../log.ts";
 
+/** How often a bridge looks whether another one rotated the file. */
+const RECHECK_MS = 1_000;
+
 /** Rotated files kept beside the current one. */
 export const KEEP = 3;
 export const AUDIT_FILE = "audit.jsonl";
@@ -53,6 +56,7 @@ export class AuditLog {
   #pending: string[] = [];
   #scheduled = false;
   #broken = false;
+  #checkedAt = Number.NEGATIVE_INFINITY;
 
   constructor(opts: { path: string; maxBytes: number; log?: Logger }) {
     this.path = opts.path;
@@ -78,13 +82,14 @@ export class AuditLog {
     const data = this.#pending.join("");
     this.#pending = [];
     try {
-      let held = fstatSync(this.#open());
-      // Another bridge rotated the file: append to the new one.
-      if (held.ino !== inode(this.path)) {
-        this.#close();
-        held = fstatSync(this.#open());
+      // Whether another bridge rotated the file is looked at once a second (a path lookup costs more
+      // than the write); until then a line or two may land at the end of the file it rotated away.
+      if (performance.now() - this.#checkedAt > RECHECK_MS) {
+        this.#checkedAt = performance.now();
+        if (fstatSync(this.#open()).ino !== inode(this.path)) this.#close();
       }
-      if (held.size > 0 && held.size + data.length > this.#maxBytes) this.#rotate();
+      const size = fstatSync(this.#open()).size;
+      if (size > 0 && size + Buffer.byteLength(data) > this.#maxBytes) this.#rotate();
       writeSync(this.#open(), data);
     } catch (err) {
       // The calls themselves go on: an audit log that cannot be written is reported, once.
@@ -112,6 +117,7 @@ export class AuditLog {
   #close(): void {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
+    this.#checkedAt = Number.NEGATIVE_INFINITY;
   }
 
   #rotate(): void {
