@@ -5,7 +5,8 @@
  * 1. The handler of sandbox requests (`tools.call`) of this tree and of --base (extracted with
  *    `git archive` into a temp folder), each with its own pool and the same real upstream server
  *    (test/fixtures/interactive-server.ts over stdio), answering N `allow` calls (read_notes: read-only,
- *    so allowed by its annotation) in interleaved batches: median and p99 per call, and the difference.
+ *    so allowed by its annotation) in alternating batches of 100: median and p99 per call, their
+ *    differences, and the median of the paired batch differences (robust to the machine's drifting load).
  * 2. The policy + audit path alone (decision, argument digest, one audit line written per call, the
  *    worst case: one write per call): median and p99.
  * 3. Audit log bytes per 100,000 calls.
@@ -19,7 +20,7 @@ import { ROOT } from "../test/support/env.ts";
 
 const { values } = parseArgs({ args: Bun.argv.slice(2), options: { base: { type: "string", default: "main" }, calls: { type: "string", default: "10000" }, "audit-calls": { type: "string", default: "100000" } } });
 const N = Number(values.calls);
-const BATCH = 500;
+const BATCH = 100;
 const FIXTURE = join(ROOT, "test", "fixtures", "interactive-server.ts");
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
@@ -95,18 +96,26 @@ for (let i = 0; i < 300; i++) {
 }
 const times = { base: [] as number[], head: [] as number[] };
 const wall = { base: 0, head: 0 };
+// Paired batches: the load of this shared machine drifts, so each batch of one side is compared with
+// the batch of the other side run right next to it.
+const pairDiffs: number[] = [];
 for (let b = 0; b < N / BATCH; b++) {
+  const medians = { base: 0, head: 0 };
   for (const side of b % 2 ? (["head", "base"] as const) : (["base", "head"] as const)) {
     const h = side === "base" ? base : head;
     const scope = side === "base" ? baseScope : headScope;
+    const batch: number[] = [];
     const w0 = performance.now();
     for (let i = 0; i < BATCH; i++) {
       const t0 = performance.now();
       await h.handle(frame(i), scope);
-      times[side].push(performance.now() - t0);
+      batch.push(performance.now() - t0);
     }
     wall[side] += performance.now() - w0;
+    times[side].push(...batch);
+    medians[side] = pct(batch, 50);
   }
+  pairDiffs.push(medians.head - medians.base);
 }
 await base.close();
 await head.close();
@@ -161,7 +170,7 @@ console.log(`base ${values.base} = ${baseRev.slice(0, 10)}, this tree = ${git("r
 console.log(`${N} allow calls (interactive.read_notes over stdio), handler of sandbox requests, interleaved batches of ${BATCH}:`);
 console.log(`  base:          ${f(times.base)}; ${Math.round(N / (wall.base / 1000))} calls/s`);
 console.log(`  with policy + audit: ${f(times.head)}; ${Math.round(N / (wall.head / 1000))} calls/s`);
-console.log(`  difference:    median ${us(pct(times.head, 50) - pct(times.base, 50))}, p99 ${us(pct(times.head, 99) - pct(times.base, 99))}`);
+console.log(`  difference:    median ${us(pct(times.head, 50) - pct(times.base, 50))}, p99 ${us(pct(times.head, 99) - pct(times.base, 99))}; median of ${pairDiffs.length} paired batch differences ${us(pct(pairDiffs, 50))}`);
 console.log(`policy + audit path alone (decision, digest, one audit write per call), ${N} calls: ${f(alone)}`);
 console.log(`audit log: ${M} calls = ${(bytes / 1048576).toFixed(1)} MiB (${Math.round(bytes / M)} bytes per call); rotated at 10 MiB with 3 kept, the log holds the last ~${Math.round((4 * 10 * 1048576) / (bytes / M)).toLocaleString("en")} calls`);
 for (const d of [baseDir, home, base.stateDir, head.stateDir, soloDir, sizeDir]) rmSync(d, { recursive: true, force: true });
