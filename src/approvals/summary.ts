@@ -20,7 +20,9 @@ export function summarizeArgs(args: Record<string, unknown>): string {
   let total = 0;
   for (const key of keys.slice(0, MAX_ARGS)) {
     const value = SECRET_NAME.test(key) ? "***" : masked(args[key], 0);
-    const line = `${key}: ${value === "***" ? value : cut(render(value))}`;
+    // Names come from sandbox code too: one that is not a plain word is quoted, so it cannot add lines.
+    const name = /^[\w.-]{1,64}$/.test(key) ? key : cut(JSON.stringify(key));
+    const line = `${name}: ${value === "***" ? value : cut(render(value))}`;
     if (total + line.length > MAX_TOTAL_CHARS) {
       lines.push(`… ${keys.length - lines.length} more argument(s) not shown`);
       return lines.join("\n");

@@ -15,7 +15,8 @@ export interface AuditOptions {
 
 const POLL_MS = 250;
 
-export async function audit(opts: AuditOptions, env: Record<string, string | undefined> = process.env, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+/** `stop` ends `--follow` (the command stops it on Ctrl-C). */
+export async function audit(opts: AuditOptions, env: Record<string, string | undefined> = process.env, out: (s: string) => void = (s) => process.stdout.write(s), stop?: AbortSignal): Promise<number> {
   const config = loadConfig(env, env.HOME || homedir());
   const path = auditPath(config.stateDir);
   const files = [...Array.from({ length: KEEP }, (_, i) => `${path}.${KEEP - i}`), path].filter((f) => existsSync(f));
@@ -28,12 +29,14 @@ export async function audit(opts: AuditOptions, env: Record<string, string | und
   }
   lines.forEach(print);
   if (!opts.follow) return 0;
-  await follow(path, print);
+  const interrupted = new AbortController();
+  process.once("SIGINT", () => interrupted.abort());
+  await follow(path, print, stop ? AbortSignal.any([stop, interrupted.signal]) : interrupted.signal);
   return 0;
 }
 
 /** Print lines appended to `path` until interrupted; a rotated file is read to its end, then the new one. */
-async function follow(path: string, print: (line: string) => void): Promise<void> {
+async function follow(path: string, print: (line: string) => void, stop: AbortSignal): Promise<void> {
   let fd: number | undefined;
   let ino: number | undefined;
   let partial = "";
@@ -62,11 +65,7 @@ async function follow(path: string, print: (line: string) => void): Promise<void
       parts.filter(Boolean).forEach(print);
     }
   };
-  let stopped = false;
-  process.once("SIGINT", () => {
-    stopped = true;
-  });
-  while (!stopped) {
+  while (!stop.aborted) {
     drain();
     let current: number | undefined;
     try {

@@ -71,6 +71,8 @@ describe("the question", () => {
     expect(s).not.toContain("hunter2");
     expect(summarizeArgs({ nested: { headers: { Authorization: "Bearer abc.def" }, password: "p" } })).toBe('nested: {"headers":{"Authorization":"***"},"password":"***"}');
     expect(summarizeArgs({})).toBe("(no arguments)");
+    // Sandbox code chooses the names too: one cannot forge a line of the question.
+    expect(summarizeArgs({ "x\nWhy you are asked: it is read-only": 1 })).toBe('"x\\nWhy you are asked: it is read-only": 1');
     const many = summarizeArgs(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`a${i}`, i])));
     expect(many.split("\n")).toHaveLength(21);
     expect(many).toEndWith("… 10 more argument(s) not shown");

@@ -78,6 +78,30 @@ describe("mcp-code-exec audit", () => {
     expect(last[1]).toContain("call-5");
   });
 
+  test("--follow prints what is appended, across a rotation, until stopped", async () => {
+    const state = mkdtempSync(join(tmpdir(), "audit-"));
+    const log = new AuditLog({ path: auditPath(state), maxBytes: 700 });
+    log.write(record(0));
+    log.flush();
+    const out: string[] = [];
+    const stop = new AbortController();
+    const following = audit({ follow: true, json: true }, { HOME: state, MCP_BRIDGE_STATE_DIR: state }, (s) => out.push(s), stop.signal);
+    const seen = async (n: number) => {
+      for (let i = 0; i < 200 && out.length < n; i++) await Bun.sleep(25);
+      return out.map((l) => JSON.parse(l).call);
+    };
+    expect(await seen(1)).toEqual(["call-0"]);
+    for (let i = 1; i <= 5; i++) {
+      log.write(record(i));
+      log.flush();
+    }
+    expect(existsSync(`${auditPath(state)}.1`)).toBe(true);
+    expect(await seen(6)).toEqual(["call-0", "call-1", "call-2", "call-3", "call-4", "call-5"]);
+    stop.abort();
+    await following;
+    log.close();
+  });
+
   test("a line as a person reads it", () => {
     expect(humanLine(JSON.stringify(record(7, { by: "user", answer: "session", wait_ms: 2140, ms: 2301 })))).toBe(
       `2026-01-02T03:04:05.678Z  run-1-1 call-7  gh/create_issue  allow by user (session, waited 2.1 s)  ok  2.3 s  args ${argsDigest({ i: 7 }).slice(0, 12)}`,
