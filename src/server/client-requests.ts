@@ -52,7 +52,7 @@ export function clientChannel(server: Server, ctx: ClientRequestContext): Client
       return { form: !!caps?.elicitation?.form, url: !!caps?.elicitation?.url, sampling: !!caps?.sampling };
     },
     elicit: (params, opts) => server.elicitInput(params, { ...related, signal: opts.signal, timeout: opts.timeoutMs }),
-    elicitationComplete: (id) => server.createElicitationCompletionNotifier(id, related)(),
+    elicitationComplete: async (id) => server.createElicitationCompletionNotifier(id, related)(),
     createMessage: (params, opts) => server.createMessage(params, { ...related, signal: opts.signal, timeout: opts.timeoutMs }) as Promise<CreateMessageResult>,
     progress: (key, message) => progress?.note(key, message),
     output: progress?.push,

@@ -44,7 +44,10 @@ export function runRelay(run: RunScope, server: string, tool: string, callId: st
       const mode = params.mode === "url" ? "url" : "form";
       const client = clientOrRefuse(`${server}'s question for the user`, mode);
       log.info("relaying a question from the upstream", { mode });
-      return viaClient("the question", signal, (s) => client.elicit({ ...params, message: `${server} asks: ${params.message}` } as typeof params & { mode: "form" }, { signal: s, timeoutMs: askTimeoutMs }));
+      // Only the question itself goes on: the upstream's _meta (its progress token) and task belong to it.
+      const { _meta: _m, task: _t, ...question } = params as typeof params & { task?: unknown };
+      const named = { ...question, message: `${server} asks: ${params.message}` } as Parameters<typeof client.elicit>[0];
+      return viaClient("the question", signal, (s) => client.elicit(named, { signal: s, timeoutMs: askTimeoutMs }));
     },
     elicitationComplete(id) {
       const client = run.client;
@@ -53,7 +56,8 @@ export function runRelay(run: RunScope, server: string, tool: string, callId: st
     sample(params, signal) {
       const client = clientOrRefuse(`${server}'s sampling request`, "sampling");
       log.info("relaying a sampling request from the upstream");
-      return viaClient("the sampling request", signal, (s) => client.createMessage(params, { signal: s, timeoutMs: askTimeoutMs }));
+      const { _meta: _m, task: _t, ...request } = params as typeof params & { task?: unknown };
+      return viaClient("the sampling request", signal, (s) => client.createMessage(request, { signal: s, timeoutMs: askTimeoutMs }));
     },
   };
 }
