@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { FRAME_BUDGET } from "../src/sandbox/frame-budget.ts";
+import { fill, floodAfterRun } from "../test/security/attacks.ts";
 import { bridgeEnv, ROOT } from "../test/support/env.ts";
 
 const { values } = parseArgs({
@@ -20,26 +21,8 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds);
 const FLOODS: Record<string, string> = { "tiny frames": "x\n", "empty lines": "\n", "forged ready": '{"t":"ready","protocol":1,"python":"3"}\n' };
 
-const floodCode = (line: string) => String.raw`
-import os, stat, fcntl, threading, time
-fds = []
-for fd in os.listdir("/proc/self/fd"):
-    fd = int(fd)
-    try:
-        if fd >= 3 and stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
-            fds.append(fd)
-    except OSError:
-        pass
-def _flood(chunk):
-    time.sleep(0.3)
-    while True:
-        for fd in fds:
-            try:
-                os.write(fd, chunk)
-            except OSError:
-                pass
-threading.Thread(target=_flood, args=(${JSON.stringify(line)}.encode() * 4000,), daemon=True).start()
-'started'`;
+/** The attack suite's flood (test/security/attacks.ts). */
+const floodCode = (line: string) => fill(floodAfterRun(line), { canary: "", hostHome: "", bridgePid: 0 });
 
 function cpuTicks(pid: number): number {
   const s = readFileSync(`/proc/${pid}/stat`, "utf8");

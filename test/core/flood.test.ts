@@ -4,6 +4,7 @@
  * it is over the budget, and the next call says why and that the state is gone. Local python engine.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { fill, floodAfterRun } from "../security/attacks.ts";
 import { localSession, type LocalSession } from "../support/local-session.ts";
 
 let open: LocalSession[] = [];
@@ -13,24 +14,11 @@ afterEach(async () => {
 });
 
 /**
- * Code that, after its run returned, writes `line` to the runtime's private descriptors (protocol out,
- * diagnostics: 201 and up; under the local engine they are sockets, not the FIFOs an engine gives).
+ * The attack suite's flood, aimed at the runtime's private descriptors (protocol out, diagnostics: 201
+ * and up; under the local engine they are sockets, not the FIFOs an engine gives).
  */
-const flood = (line: string) => String.raw`
-import os, threading, time
-def _fds():
-    return [int(fd) for fd in os.listdir("/proc/self/fd") if int(fd) >= 201]
-def _flood(fds, chunk):
-    time.sleep(0.2)
-    while True:
-        for fd in fds:
-            try:
-                os.write(fd, chunk)
-            except OSError:
-                pass
-threading.Thread(target=_flood, args=(_fds(), ${JSON.stringify(line)}.encode() * 2000), daemon=True).start()
-state = "set before the flood"
-`;
+const flood = (line: string) =>
+  `${fill(floodAfterRun(line, "[int(fd) for fd in os.listdir('/proc/self/fd') if int(fd) >= 201]"), { canary: "", hostHome: "", bridgePid: 0 })}\nstate = "set before the flood"`;
 
 /** The largest gap between 10 ms timer ticks over `ms`: how long the event loop was kept from its turn. */
 async function worstTimerLag(ms: number): Promise<number> {

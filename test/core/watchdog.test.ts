@@ -4,19 +4,12 @@
  * records its arguments: no engine here) and kills the upstream server it registered.
  */
 import { describe, expect, test } from "bun:test";
+import { processAlive } from "../support/processes.ts";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../support/env.ts";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
@@ -38,7 +31,7 @@ describe("watchdog", () => {
     const bridge = Bun.spawn(["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "io.mcp-code-exec.owner=h:1", engine, String(upstream.pid)], { stdout: "pipe" });
     const reader = bridge.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("ready\n");
-    expect(alive(upstream.pid)).toBe(true);
+    expect(processAlive(upstream.pid)).toBe(true);
     bridge.kill("SIGKILL");
     expect(await Promise.race([upstream.exited.then(() => upstream.signalCode), Bun.sleep(5000).then(() => "still running")])).toBe("SIGKILL");
     expect(await until(() => existsSync(log) && readFileSync(log, "utf8").includes("rm -f"), 5000)).toBe(true);
@@ -55,7 +48,7 @@ describe("watchdog", () => {
     await bridge.stdout.getReader().read();
     bridge.kill("SIGKILL");
     await Bun.sleep(1500);
-    expect(alive(other.pid)).toBe(true);
+    expect(processAlive(other.pid)).toBe(true);
     other.kill();
   });
 });

@@ -5,6 +5,7 @@
  * and the next call working. Also: JSON logs with request ids, and the counters.
  */
 import { describe, expect, test } from "bun:test";
+import { processAlive } from "../support/processes.ts";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -122,14 +123,6 @@ describe("upstream faults", () => {
 
 describe("upstream servers never outlive the bridge", () => {
   const engine = ENGINES[0]!;
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   /** A bridge configured with a server that never finishes starting and ignores every polite signal. */
   async function withStuckServer() {
     const dir = mkdtempSync(join(tmpdir(), "mcx-stuck-"));
@@ -147,7 +140,7 @@ describe("upstream servers never outlive the bridge", () => {
     const pid = started();
     expect(pid).toBeGreaterThan(0);
     await bridge.close();
-    expect(await waitFor(async () => !alive(pid), 15_000)).toBe(true);
+    expect(await waitFor(async () => !processAlive(pid), 15_000)).toBe(true);
   });
 
   test("and when the bridge is killed with SIGKILL while it starts (the watchdog)", async () => {
@@ -156,7 +149,7 @@ describe("upstream servers never outlive the bridge", () => {
     expect(await waitFor(async () => started() > 0, 15_000)).toBe(true);
     const pid = started();
     process.kill(bridge.pid, "SIGKILL");
-    expect(await waitFor(async () => !alive(pid), 10_000)).toBe(true);
+    expect(await waitFor(async () => !processAlive(pid), 10_000)).toBe(true);
     await bridge.close();
   });
 });

@@ -28,9 +28,12 @@ export interface Attack {
   judgeResult?: (r: { text: string; structured: Record<string, unknown>; bytes: number; images: number }) => { contained: boolean; detail: string };
 }
 
-/** A thread that, once its run has returned, writes `line` to every hidden pipe as fast as it can. */
-const floodAfterRun = (line: string) =>
-  `import threading\nfds = proto_fds()\ndef _flood(chunk):\n    time.sleep(0.3)\n    while True:\n        for fd in fds:\n            try:\n                os.write(fd, chunk)\n            except OSError:\n                pass\nthreading.Thread(target=_flood, args=(${JSON.stringify(line)}.encode() * 4000,), daemon=True).start()\nverdict(len(fds) >= 1, f'flooding {fds} once this run returns; the host must stay responsive and stop the sandbox')`;
+/**
+ * A thread that, once its run has returned, writes `line` as fast as it can to `fds` (a Python
+ * expression; by default every hidden pipe, the protocol fd among them). Needs PRELUDE (fill()).
+ */
+export const floodAfterRun = (line: string, fds = "proto_fds()") =>
+  `import threading\nfds = ${fds}\ndef _flood(chunk):\n    time.sleep(0.3)\n    while True:\n        for fd in fds:\n            try:\n                os.write(fd, chunk)\n            except OSError:\n                pass\nthreading.Thread(target=_flood, args=(${JSON.stringify(line)}.encode() * 4000,), daemon=True).start()\nverdict(len(fds) >= 1, f'flooding {fds} once this run returns; the host must stay responsive and stop the sandbox')`;
 
 /** The bridge stopped the sandbox for flooding, and said so on the next call. */
 const FLOOD_NOTE = "so it was stopped";
