@@ -151,7 +151,8 @@ describe("npx -y mcp-code-exec, Node without Bun", () => {
       const result = (await client.callTool({ name: "run_python", arguments: { code: "import numpy\nprint(int(numpy.arange(7).sum()) * 2)" } }, undefined, { timeout: 120_000 })) as CallToolResult;
       expect(stderr).toBe("");
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ stdout: "42\n" });
+      // What the model sees: the text (structuredContent is off by default, see README).
+      expect(result.content).toEqual([{ type: "text", text: "42" }]);
     } finally {
       await client.close();
     }
@@ -169,7 +170,7 @@ describe("npx -y mcp-code-exec, Node without Bun", () => {
     const client = new Client({ name: "npx-signal-test", version: "0.0.0" });
     await client.connect(transport);
     const result = (await client.callTool({ name: "run_python", arguments: { code: "print('up')" } }, undefined, { timeout: 120_000 })) as CallToolResult;
-    expect(result.structuredContent).toMatchObject({ stdout: "up\n" });
+    expect(result.content).toEqual([{ type: "text", text: "up" }]);
     const [bridge] = bridgePids();
     expect(bridge).toBeNumber();
     expect(await containersOf(bridge as number)).toHaveLength(1);
