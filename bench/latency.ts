@@ -1,77 +1,164 @@
 #!/usr/bin/env bun
 /**
- * Latency and footprint of the compiled bridge through a real MCP client (the SDK's stdio client).
- *   bun bench/latency.ts [--engines podman,docker] [--warm 200]
- * Prints: binary size; startup to the initialize answer; cold first call with prewarm off and on;
- * warm `print(1)` round trip median/p99; bridge RSS when idle.
+ * Latency and footprint of the compiled bridge through a real MCP client, each figure beside its floor
+ * measured in the same run, interleaved round by round so the machine's load hits both alike.
+ *   bun bench/latency.ts [--engines podman,docker] [--rounds 15] [--warm 2000] [--binary PATH] [--before PATH]
+ *                        [--only startup,cold,warm]
+ * Prints the conditions (load average), then:
+ *   startup: spawn to the `initialize` answer, ours and a hello-world `bun build --compile` binary;
+ *   per engine: `ENGINE run --rm IMAGE python3 -c 'print(1)'` (the floor), the same with our hardening
+ *     flags, our cold first call (prewarm off), the first call right after initialize (prewarm on), the
+ *     first call once the prewarmed sandbox is ready against a warm call, and where the cold call's
+ *     milliseconds went (medians of the DEBUG `sandbox start trace`);
+ *   warm `print(1)` round trips against a line echo through a running container; bridge RSS.
+ * --before PATH runs another build (e.g. main's) through the same rounds, for a before/after table.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { statSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { loadAdapter } from "../src/runtime/registry.ts";
+import { engineEnv } from "../src/runtime/registry.ts";
+import { loadConfig } from "../src/config/env.ts";
+import { containerSpec } from "../src/session/container-spec.ts";
+import { seccompProfilePath } from "../src/sandbox/seccomp.ts";
 import { BINARY } from "../test/support/binary.ts";
 import { bridgeEnv, IMAGE } from "../test/support/env.ts";
+import { conditions, echoContainer, engineRunOnce, floorFlags, fmt, HEADER, helloBinary, row, rssMiB, startBridge, summarize, timeToInitialize, type LogLine } from "./support.ts";
 
-const { values } = parseArgs({ args: Bun.argv.slice(2), options: { engines: { type: "string", default: "podman,docker" }, warm: { type: "string", default: "200" } } });
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: {
+    engines: { type: "string", default: "podman,docker" },
+    rounds: { type: "string", default: "15" },
+    warm: { type: "string", default: "2000" },
+    binary: { type: "string", default: BINARY },
+    before: { type: "string" },
+    only: { type: "string", default: "startup,cold,warm" },
+  },
+});
 const engines = values.engines!.split(",");
+const ROUNDS = Number(values.rounds);
 const WARM = Number(values.warm);
+const only = new Set(values.only!.split(","));
+const builds: Array<[string, string]> = [["ours", values.binary!], ...(values.before ? [["before", values.before] as [string, string]] : [])];
+const stateDir = mkdtempSync(join(tmpdir(), "bench-state-"));
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const median = (xs: number[]) => pct(xs, 50);
-const ms = (x: number) => `${x.toFixed(1)} ms`;
+console.log(`binary ${values.binary}${values.before ? `, before: ${values.before}` : ""}; image ${IMAGE}; ${ROUNDS} rounds`);
+console.log(`start: ${conditions()}`);
 
-async function connect(env: Record<string, string>) {
-  const t0 = performance.now();
-  const transport = new StdioClientTransport({ command: BINARY, args: [], env: bridgeEnv(env), stderr: "ignore" });
-  const client = new Client({ name: "bench", version: "0" });
-  await client.connect(transport);
-  return { client, transport, initMs: performance.now() - t0 };
+if (only.has("startup")) {
+  const hello = await helloBinary();
+  const env = bridgeEnv({ MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: stateDir });
+  const samples: Record<string, number[]> = { hello: [] };
+  for (let i = 0; i < ROUNDS * 2; i++) {
+    samples.hello!.push(await timeToInitialize(hello, env));
+    for (const [name, bin] of builds) (samples[name] ??= []).push(await timeToInitialize(bin, env));
+  }
+  const floor = summarize(samples.hello!);
+  console.log(`\nspawn to the initialize answer (${conditions()})\n${HEADER}`);
+  console.log(row("floor: hello-world `bun build --compile` binary", floor));
+  for (const [name] of builds) {
+    const s = summarize(samples[name]!);
+    console.log(row(`${name}`, s, `${(s.median / floor.median).toFixed(1)}× floor`));
+  }
 }
 
-async function call(client: Client, code: string): Promise<number> {
-  const t0 = performance.now();
-  const r = (await client.callTool({ name: "run_python", arguments: { code } })) as { isError?: boolean; content: Array<{ text?: string }> };
-  if (r.isError) throw new Error(`call failed: ${r.content[0]?.text}`);
-  return performance.now() - t0;
+/** The median of each phase of the `sandbox start trace` lines, in the order they first appear. */
+function breakdown(traces: LogLine[]): string {
+  const phases = new Map<string, number[]>();
+  for (const t of traces) for (const [k, v] of Object.entries(t)) if (k.startsWith("ms_") && typeof v === "number") (phases.get(k) ?? phases.set(k, []).get(k)!).push(v);
+  return [...phases].map(([k, v]) => `${k.slice(3)} ${fmt(summarize(v).median)}`).join(", ");
 }
 
-function rssKiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) : Number.NaN;
+async function ourFlagsArgv(engine: string): Promise<string[]> {
+  const env = engineEnv(process.env);
+  const config = loadConfig({ ...process.env, MCP_BRIDGE_IMAGE: IMAGE, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: stateDir }, process.env.HOME ?? "/root");
+  const adapter = await loadAdapter(engine, { env });
+  const spec = { ...containerSpec(config, seccompProfilePath(stateDir)), command: ["python3", "-c", "print(1)"] };
+  const argv = await adapter.runArgv(spec);
+  return argv.map((a) => (a === spec.name ? `${spec.name}-floor` : a));
 }
 
-console.log(`binary: ${BINARY} ${(statSync(BINARY).size / 1024 / 1024).toFixed(1)} MiB; image ${IMAGE}`);
+if (only.has("cold")) {
+  for (const engine of engines) {
+    const floorArgv = [engine, "run", "--rm", ...floorFlags(engine), IMAGE, "python3", "-c", "print(1)"];
+    const flagged = await ourFlagsArgv(engine);
+    const s: Record<string, number[]> = {};
+    const add = (k: string, v: number) => (s[k] ??= []).push(v);
+    const traces: LogLine[] = [];
+    const env = (prewarm: "0" | "1") => ({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: prewarm, MCP_BRIDGE_STATE_DIR: stateDir, MCP_BRIDGE_LOG_LEVEL: "DEBUG" });
+    // One unmeasured start fills what is cached across runs (an engine probe, the seccomp profile).
+    for (const [, bin] of builds) {
+      const b = await startBridge(bin, env("0"));
+      await b.call();
+      await b.close();
+    }
+    const loadBefore = conditions();
+    for (let round = 0; round < ROUNDS; round++) {
+      add("floor", await engineRunOnce(floorArgv));
+      add("flags", await engineRunOnce(flagged));
+      for (const [name, bin] of builds) {
+        const cold = await startBridge(bin, env("0"));
+        add(`${name} cold`, await cold.call());
+        traces.push(...(name === "ours" ? cold.lines.filter((l) => l.msg === "sandbox start trace") : []));
+        await cold.close();
 
-const inits: number[] = [];
-for (let i = 0; i < 10; i++) {
-  const { client, initMs } = await connect({ MCP_BRIDGE_PREWARM: "0" });
-  inits.push(initMs);
-  await client.close();
+        const immediate = await startBridge(bin, env("1"));
+        add(`${name} immediate`, await immediate.call());
+        await immediate.close();
+
+        const ready = await startBridge(bin, env("1"));
+        await ready.waitFor("sandbox ready");
+        const first = await ready.call();
+        const warm: number[] = [];
+        for (let i = 0; i < 5; i++) warm.push(await ready.call());
+        add(`${name} after ready`, first);
+        add(`${name} after ready - warm`, first - summarize(warm).median);
+        await ready.close();
+      }
+    }
+    const floor = summarize(s.floor!);
+    const x = (k: string) => `${(summarize(s[k]!).median / floor.median).toFixed(2)}× floor`;
+    console.log(`\n[${engine}] first calls (${loadBefore} → ${conditions()})\n${HEADER}`);
+    console.log(row(`floor: ${engine} run --rm IMAGE python3 -c 'print(1)'`, floor));
+    console.log(row("the same with our hardening flags", summarize(s.flags!), x("flags")));
+    for (const [name] of builds) {
+      console.log(row(`${name}: cold first call, prewarm off`, summarize(s[`${name} cold`]!), x(`${name} cold`)));
+      console.log(row(`${name}: first call right after initialize, prewarm on`, summarize(s[`${name} immediate`]!), x(`${name} immediate`)));
+      console.log(row(`${name}: first call once the prewarmed sandbox is ready`, summarize(s[`${name} after ready`]!)));
+      console.log(row(`${name}:   the same minus a warm call`, summarize(s[`${name} after ready - warm`]!)));
+    }
+    if (traces.length) console.log(`  where the cold start went (medians, ms, of ${traces.length} traces): ${breakdown(traces)}`);
+  }
 }
-console.log(`startup to initialize answer (spawn + initialize, 10 runs): median ${ms(median(inits))}, max ${ms(Math.max(...inits))}`);
 
-for (const engine of engines) {
-  const lazy = await connect({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0" });
-  const coldLazy = await call(lazy.client, "print(1)");
-  await lazy.client.close();
-
-  const warm = await connect({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "1" });
-  const coldPrewarmImmediate = await call(warm.client, "print(1)");
-  await warm.client.close();
-
-  const pre = await connect({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "1" });
-  await Bun.sleep(3000);
-  const coldPrewarmed = await call(pre.client, "print(1)");
-  const samples: number[] = [];
-  for (let i = 0; i < WARM; i++) samples.push(await call(pre.client, "print(1)"));
-  await Bun.sleep(2000);
-  const rss = rssKiB(pre.transport.pid!);
-  await pre.client.close();
-
-  console.log(`[${engine}] cold first call, prewarm off: ${ms(coldLazy)}`);
-  console.log(`[${engine}] first call right after initialize, prewarm on: ${ms(coldPrewarmImmediate)}`);
-  console.log(`[${engine}] first call 3 s after initialize, prewarm on: ${ms(coldPrewarmed)}`);
-  console.log(`[${engine}] warm print(1) round trip x${WARM}: median ${ms(median(samples))}, p99 ${ms(pct(samples, 99))}`);
-  console.log(`[${engine}] bridge RSS idle after ${WARM} calls: ${(rss / 1024).toFixed(1)} MiB`);
+if (only.has("warm")) {
+  for (const engine of engines) {
+    const echo = await echoContainer(engine);
+    const bridges = await Promise.all(builds.map(async ([name, bin]) => {
+      const b = await startBridge(bin, { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: stateDir });
+      const idleMiB = rssMiB(b.pid);
+      for (let i = 0; i < 100; i++) await b.call();
+      return { name, b, idleMiB };
+    }));
+    const s: Record<string, number[]> = { floor: [] };
+    const loadBefore = conditions();
+    const BLOCK = 100;
+    for (let done = 0; done < WARM; done += BLOCK) {
+      for (let i = 0; i < BLOCK; i++) s.floor!.push(await echo.roundTrip());
+      for (const { name, b } of bridges) for (let i = 0; i < BLOCK; i++) (s[name] ??= []).push(await b.call());
+    }
+    await echo.close();
+    await Bun.sleep(2000);
+    console.log(`\n[${engine}] warm print(1) round trips (${loadBefore} → ${conditions()})\n${HEADER}`);
+    console.log(row(`floor: a line through a running container's stdin/stdout`, summarize(s.floor!)));
+    for (const { name, b, idleMiB } of bridges) {
+      console.log(row(`${name}: run_python print(1) through the SDK client`, summarize(s[name]!)));
+      console.log(`  ${name}: bridge RSS ${idleMiB.toFixed(1)} MiB idle after initialize, ${rssMiB(b.pid).toFixed(1)} MiB idle after ${WARM + 100} calls`);
+      await b.close();
+    }
+  }
 }
+console.log(`\nend: ${conditions()}`);
 process.exit(0);

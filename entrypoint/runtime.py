@@ -20,6 +20,8 @@ import sys
 import threading
 import traceback
 
+BOOT = globals().get("_BOOT") or {}  # wall-clock marks of this start (src/sandbox/bootstrap.ts), debug only
+BOOT["imported"] = __import__("time").time()
 PROTOCOL_VERSION = PROTOCOL["version"]  # noqa: F821 - defined before this file by the host
 ENTRYPOINT_FILE = "<mcp-entrypoint>"
 INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp>", "<_mcp_display>", "<mcp-signature>")
@@ -537,7 +539,8 @@ def main():
     G = user_globals()
     _install_modules()
     threading.Thread(target=reader, name="protocol-reader", daemon=True).start()
-    send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0]})
+    BOOT["ready"] = __import__("time").time()
+    send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0], "boot": BOOT})
     while True:
         frame = RUNS.get()
         try:

@@ -9,6 +9,13 @@ import MCP_PACKAGE_PY from "../../entrypoint/mcp_package.py" with { type: "text"
 import RUNTIME_PY from "../../entrypoint/runtime.py" with { type: "text" };
 import { PROTOCOL } from "./protocol.ts";
 
+/**
+ * A wall-clock mark of the sandbox's start-up (bootstrap begun, payload read, entrypoint compiled, ...),
+ * sent back in the ready frame so the host can show where a start's milliseconds went. Debug only:
+ * the host never trusts these numbers for anything else.
+ */
+export const BOOT_MARK = (name: string): string => `_BOOT[${JSON.stringify(name)}] = __import__("time").time()`;
+
 /** Modules installed inside the sandbox, in order (JSON strings are valid Python string literals). */
 const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
 
@@ -16,10 +23,11 @@ const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
  * init.py (the container's own init: it forks, and only the child goes on), then runtime.py preceded by
  * the protocol contract (protocol.ts) and the sources of the modules it installs.
  */
-export const ENTRYPOINT_SOURCE: string = `${INIT_PY}\nPROTOCOL = __import__("json").loads(${JSON.stringify(JSON.stringify(PROTOCOL))})\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
+export const ENTRYPOINT_SOURCE: string = `${BOOT_MARK("compiled")}\n${INIT_PY}\nPROTOCOL = __import__("json").loads(${JSON.stringify(JSON.stringify(PROTOCOL))})\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
 
 export const BOOTSTRAP = [
-  "import os",
+  "import os,time",
+  "B={'start':time.time()}",
   "def r(n):",
   " d=b''",
   " while len(d)<n:",
@@ -27,7 +35,9 @@ export const BOOTSTRAP = [
   "  if not c: raise SystemExit(3)",
   "  d+=c",
   " return d",
-  "exec(compile(r(int(r(10))),'<mcp-entrypoint>','exec'),{'__name__':'__mcp_entrypoint__'})",
+  "s=r(int(r(10)))",
+  "B['read']=time.time()",
+  "exec(compile(s,'<mcp-entrypoint>','exec'),{'__name__':'__mcp_entrypoint__','_BOOT':B})",
 ].join("\n");
 
 /** The bytes written to the container's stdin before the first frame. */

@@ -4,7 +4,7 @@
  * frame is reported with context, never a crash.
  *
  * host -> sandbox: exec {id, code, output_cap, stream, ...}, interrupt {id}, rpc_result {id, ok, value|error}
- * sandbox -> host: ready {protocol, python}, output {id, stream, text}, rpc {id, run, method, params},
+ * sandbox -> host: ready {protocol, python, boot?}, output {id, stream, text}, rpc {id, run, method, params},
  *                  result {id, stdout?, stderr?, *_dropped?, value?, error?, images?, files?,
  *                  display_notes?, table?}
  * The kinds, request methods and error kinds are defined once, in protocol.ts.
@@ -13,6 +13,9 @@ import * as z from "zod";
 import { formatIssues } from "../config/issues.ts";
 
 export { PROTOCOL_VERSION } from "./protocol.ts";
+
+/** Start-up marks the entrypoint reports in its ready frame, in order (src/sandbox/bootstrap.ts). */
+export const BOOT_MARKS = ["start", "read", "compiled", "imported", "ready"] as const;
 /** Largest frame the host accepts from the sandbox. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -20,6 +23,10 @@ export const ReadyFrameSchema = z.object({
   t: z.literal("ready"),
   protocol: z.number().int().describe("Entry-point protocol version"),
   python: z.string().max(64).describe("Python version inside the sandbox"),
+  boot: z
+    .object(Object.fromEntries(BOOT_MARKS.map((m) => [m, z.number().optional()])) as Record<(typeof BOOT_MARKS)[number], z.ZodOptional<z.ZodNumber>>)
+    .optional()
+    .describe("Wall-clock seconds of each start-up mark inside the sandbox (debug traces only)"),
 });
 
 export const ErrorInfoSchema = z.object({

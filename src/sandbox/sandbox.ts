@@ -21,6 +21,7 @@ import {
 import { FrameBudget, yieldToEventLoop } from "./frame-budget.ts";
 import { boundedReply } from "./reply-bounds.ts";
 import { forgetContainer, rememberContainer } from "./live-containers.ts";
+import { wallMs, type StartTrace } from "./start-trace.ts";
 
 const STDERR_TAIL_BYTES = 8 * 1024;
 /** Replies the sandbox has not read yet; past this it is not reading them and is stopped. */
@@ -47,6 +48,8 @@ export interface SandboxDeps {
   startTimeoutMs: number;
   /** Requests from sandbox code (tool calls, discovery); the reply goes back as rpc_result. */
   onRpc?: (frame: RpcFrame) => Promise<unknown>;
+  /** Told when each step of the start ends (debug trace). */
+  trace?: StartTrace;
 }
 
 interface PendingRun {
@@ -104,9 +107,11 @@ export class Sandbox {
   static async start(deps: SandboxDeps): Promise<Sandbox> {
     const argv = await deps.adapter.runArgv(deps.spec);
     const [command, ...args] = argv;
+    deps.trace?.mark("argv");
     deps.log.debug("starting sandbox", { engine: deps.adapter.name, name: deps.spec.name });
     rememberContainer(deps.adapter, deps.spec.name);
     let child: ChildProcess;
+    const spawnedAt = wallMs();
     try {
       child = deps.spawn(command!, args, { env: deps.engineEnv });
     } catch (err) {
@@ -128,6 +133,7 @@ export class Sandbox {
     }, deps.startTimeoutMs);
     try {
       const ready = await box.#ready.promise;
+      deps.trace?.markBoot(spawnedAt, ready.boot, wallMs());
       if (ready.protocol !== PROTOCOL_VERSION) {
         throw new BridgeError("SANDBOX_PROTOCOL", `entrypoint speaks protocol ${ready.protocol}, bridge speaks ${PROTOCOL_VERSION}`);
       }

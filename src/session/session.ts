@@ -13,6 +13,7 @@ import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../pol
 import type { Selected } from "../runtime/registry.ts";
 import { Sandbox } from "../sandbox/sandbox.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
+import { StartTrace } from "../sandbox/start-trace.ts";
 import { containerSpec } from "./container-spec.ts";
 import { Deadline } from "./deadline.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
@@ -186,6 +187,8 @@ export class Session {
     for (const s of req.servers ?? []) this.#loaded.add(s);
     this.#clearIdle();
     const box = await this.#ensure();
+    const waitedMs = performance.now() - started;
+    const firstInBox = !this.#boxUsed;
     if (req.signal?.aborted) {
       // Cancelled while it waited in the queue: it never runs, and a loss still waits to be told.
       this.#armIdle();
@@ -227,6 +230,7 @@ export class Session {
       this.#gate.endRun();
     }
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
+    runLog.debug("run trace", { wait_ms: round1(waitedMs), exec_ms: round1(performance.now() - started - waitedMs), first_in_sandbox: firstInBox });
     if (this.#box?.alive) this.#armIdle();
     return outcome;
   }
@@ -252,7 +256,9 @@ export class Session {
 
   async #start(): Promise<Sandbox> {
     const { config, log } = this.#deps;
+    const trace = new StartTrace();
     const { adapter } = await this.#deps.engine();
+    trace.mark("engine");
     this.#deps.onEngine?.(adapter);
     if (adapter.ensureRunning) await adapter.ensureRunning();
     if (!this.#imageChecked.has(config.image)) {
@@ -261,12 +267,16 @@ export class Session {
       }
       this.#imageChecked.add(config.image);
     }
+    trace.mark("image");
     // Shutdown wins over a start in progress: nothing is started once the session is closed.
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
     const t0 = performance.now();
+    const spec = containerSpec(config, this.#deps.seccompProfile?.());
+    trace.mark("profile");
     const box = await Sandbox.start({
       adapter,
-      spec: containerSpec(config, this.#deps.seccompProfile?.()),
+      spec,
+      trace,
       spawn: this.#deps.spawn,
       engineEnv: this.#deps.engineEnv,
       log,
@@ -275,6 +285,7 @@ export class Session {
     });
     this.#deps.metrics && this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
+    log.debug("sandbox start trace", { engine: adapter.name, name: box.name, total_ms: trace.totalMs, ...trace.facts, ...prefixed("ms_", trace.phases) });
     this.#box = box;
     this.#boxUsed = false;
     this.#gate.newSandbox();
@@ -328,6 +339,14 @@ export class Session {
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
   }
+}
+
+function round1(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+function prefixed(prefix: string, values: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [`${prefix}${k}`, v]));
 }
 
 /** Forward streamed output only up to the run's output cap. */

@@ -1,0 +1,168 @@
+/**
+ * What the latency benches share: summary statistics, the machine's conditions, the floors (engine
+ * runs, a hello-world compiled Bun binary, a pipe through a running container) and a bridge process
+ * driven by the SDK's real stdio client whose JSON log lines can be waited on.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { bridgeEnv, IMAGE } from "../test/support/env.ts";
+
+// ---- statistics -------------------------------------------------------------------------------
+
+export interface Summary {
+  n: number;
+  min: number;
+  median: number;
+  p99: number;
+}
+
+export function summarize(xs: number[]): Summary {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
+  return { n: s.length, min: s[0] ?? Number.NaN, median: at(50), p99: at(99) };
+}
+
+export const fmt = (ms: number): string => (Number.isNaN(ms) ? "-" : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
+
+/** One table row: label, min / median / p99 (ms), n, and an optional ratio column. */
+export function row(label: string, s: Summary, extra = ""): string {
+  return `  ${label.padEnd(58)} ${fmt(s.min).padStart(8)} ${fmt(s.median).padStart(8)} ${fmt(s.p99).padStart(8)} ${String(s.n).padStart(5)}  ${extra}`;
+}
+
+export const HEADER = `  ${"".padEnd(58)} ${"min".padStart(8)} ${"median".padStart(8)} ${"p99".padStart(8)} ${"n".padStart(5)}`;
+
+export function conditions(): string {
+  const [one, five] = loadavg();
+  return `load average ${one!.toFixed(1)} (1 min) ${five!.toFixed(1)} (5 min) on ${navigator.hardwareConcurrency} cores`;
+}
+
+export const rssMiB = (pid: number): number => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+};
+
+// ---- floors -------------------------------------------------------------------------------------
+
+/** Flags without which no container starts on this host (podman copies hard limits it may not set). */
+export function floorFlags(engine: string): string[] {
+  return engine === "podman" ? ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"] : [];
+}
+
+/** `ENGINE run --rm IMAGE python3 -c 'print(1)'`, spawn to exit. */
+export async function engineRunOnce(argv: string[]): Promise<number> {
+  const t0 = performance.now();
+  const p = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const ms = performance.now() - t0;
+  if (code !== 0 || out.trim() !== "1") throw new Error(`floor run failed (exit ${code}): ${argv.join(" ")}\n${err.trim()}`);
+  return ms;
+}
+
+/** A compiled hello-world Bun binary that answers one line: what any compiled Bun program pays to start. */
+export async function helloBinary(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-hello-"));
+  writeFileSync(join(dir, "hello.ts"), `process.stdin.once("data", () => { process.stdout.write('{"jsonrpc":"2.0","id":0,"result":{}}\\n'); process.exit(0); });\n`);
+  const r = Bun.spawnSync(["bun", "build", "--compile", join(dir, "hello.ts"), "--outfile", join(dir, "hello")], { stdout: "ignore", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`bun build --compile hello.ts failed: ${r.stderr.toString()}`);
+  return join(dir, "hello");
+}
+
+const INITIALIZE = `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } })}\n`;
+
+/** Spawn to the first line answering `initialize`, over raw pipes (no client library in the way). */
+export async function timeToInitialize(binary: string, env: Record<string, string>): Promise<number> {
+  const t0 = performance.now();
+  const p = Bun.spawn([binary], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
+  p.stdin.write(INITIALIZE);
+  await p.stdin.flush();
+  const reader = p.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${binary} exited before answering initialize`);
+    text += new TextDecoder().decode(value);
+  }
+  const ms = performance.now() - t0;
+  if (!text.includes('"result"')) throw new Error(`${binary} answered initialize with ${text.slice(0, 200)}`);
+  p.kill();
+  await p.exited;
+  return ms;
+}
+
+/** A container running a line echo: the round-trip floor of a pipe through a running container. */
+export async function echoContainer(engine: string) {
+  const code = "import os,sys\nr=sys.stdin.buffer\nwhile True:\n l=r.readline()\n if not l: break\n os.write(1,l)";
+  const p = Bun.spawn([engine, "run", "--rm", "-i", ...floorFlags(engine), IMAGE, "python3", "-u", "-c", code], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const reader = p.stdout.getReader();
+  const roundTrip = async (): Promise<number> => {
+    const t0 = performance.now();
+    p.stdin.write("ping\n");
+    await p.stdin.flush();
+    const { value } = await reader.read();
+    if (!value) throw new Error("echo container ended");
+    return performance.now() - t0;
+  };
+  await roundTrip(); // the container is up once it answers
+  return { roundTrip, close: async () => { p.stdin.end(); p.kill(); await p.exited; } };
+}
+
+// ---- our bridge ---------------------------------------------------------------------------------
+
+export interface LogLine {
+  msg: string;
+  [k: string]: unknown;
+}
+
+/** The compiled bridge under a real MCP client, with its JSON log lines collected as they come. */
+export async function startBridge(binary: string, env: Record<string, string>) {
+  const lines: LogLine[] = [];
+  const waiters: Array<{ msg: string; resolve: (l: LogLine) => void }> = [];
+  const t0 = performance.now();
+  const transport = new StdioClientTransport({ command: binary, args: [], env: bridgeEnv({ MCP_BRIDGE_LOG_FORMAT: "json", ...env }), stderr: "pipe" });
+  let partial = "";
+  transport.stderr?.on("data", (d: Buffer) => {
+    partial += d.toString();
+    let nl: number;
+    while ((nl = partial.indexOf("\n")) >= 0) {
+      const text = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      let line: LogLine;
+      try {
+        line = JSON.parse(text) as LogLine;
+      } catch {
+        continue;
+      }
+      lines.push(line);
+      for (const w of waiters.filter((x) => x.msg === line.msg)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  });
+  const client = new Client({ name: "bench", version: "0" });
+  await client.connect(transport);
+  const initMs = performance.now() - t0;
+  return {
+    client,
+    initMs,
+    pid: transport.pid!,
+    lines,
+    /** Resolves with the first log line with this message (already seen, or when it comes). */
+    waitFor(msg: string): Promise<LogLine> {
+      const seen = lines.find((l) => l.msg === msg);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ msg, resolve }));
+    },
+    async call(code = "print(1)"): Promise<number> {
+      const t = performance.now();
+      const r = (await client.callTool({ name: "run_python", arguments: { code } })) as { isError?: boolean; content: Array<{ text?: string }> };
+      const ms = performance.now() - t;
+      if (r.isError) throw new Error(`call failed: ${r.content[0]?.text}`);
+      return ms;
+    },
+    close: () => client.close(),
+  };
+}
