@@ -5,6 +5,7 @@
  */
 import { BridgeError, EngineUnavailableError } from "../src/errors.ts";
 import { runCommand, runCommandSync, which, type CommandResult } from "../src/host/process.ts";
+import { probeKey } from "../src/runtime/probe-cache.ts";
 import { hardeningFlags, parseLabels } from "./oci-flags.ts";
 import type { AdapterOptions, ContainerSpec, ContainerSummary, EngineInfo, RuntimeAdapter } from "./types.ts";
 
@@ -46,6 +47,7 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
   let prefix = profile.commandPrefix ?? [];
   let probed: Promise<EngineInfo> | undefined;
   let binary: string | undefined;
+  let cacheKey: string | undefined;
 
   const resolveBinary = (): string => {
     if (binary) return binary;
@@ -77,15 +79,30 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
     probe() {
       probed ??= (async () => {
         const bin = resolveBinary();
-        const { connectFlags, ...info } = await profile.probe(run, bin);
+        const cache = options.probeCache;
+        cacheKey = cache && probeKey(profile.name, bin, options.env);
+        const hit = cacheKey ? cache!.get(cacheKey) : undefined;
+        if (hit && hit.info.engine === profile.name && hit.info.binary === bin) {
+          if (hit.connectFlags) prefix = [...(profile.commandPrefix ?? []), ...hit.connectFlags];
+          return { ...hit.info, cached: true };
+        }
+        const { connectFlags, ...found } = await profile.probe(run, bin);
         if (connectFlags) prefix = [...(profile.commandPrefix ?? []), ...connectFlags];
-        return { engine: profile.name, binary: bin, ...info };
+        const info: EngineInfo = { engine: profile.name, binary: bin, ...found };
+        if (cacheKey) cache!.set(cacheKey, { info, connectFlags });
+        return info;
       })();
       // A failed probe may succeed later (daemon started): do not memoise failures.
       probed.catch(() => {
         probed = undefined;
       });
       return probed;
+    },
+    forgetProbe() {
+      probed = undefined;
+      prefix = profile.commandPrefix ?? [];
+      if (cacheKey) options.probeCache?.delete(cacheKey);
+      cacheKey = undefined;
     },
     async runArgv(spec: ContainerSpec) {
       let flags = hardeningFlags(spec);

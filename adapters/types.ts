@@ -39,6 +39,8 @@ export interface EngineInfo {
   version: string;
   /** Free-form facts for `doctor` (cgroup version, OCI runtime, rootless, ...). */
   details: Record<string, string>;
+  /** This answer came from AdapterOptions.probeCache (an earlier bridge's probe), not from the engine now. */
+  cached?: boolean;
 }
 
 export interface ContainerSummary {
@@ -70,6 +72,8 @@ export interface RuntimeAdapter {
    * label once the bridge is gone (src/host/watchdog.ts): `ARGV ps -aq --filter label=…`, `ARGV rm -f`.
    */
   cliArgv?(): string[];
+  /** Drop the memoised probe and its cached copy (probeCache): the next probe() asks the engine. */
+  forgetProbe?(): void;
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */
@@ -84,6 +88,22 @@ export interface AdapterOptions {
   log?: AdapterLog;
   /** Helpers lent by the bridge; always set for adapters loaded through MCP_BRIDGE_ADAPTER. */
   kit?: AdapterKit;
+  /** Where a probe's answer is kept between bridge runs (src/runtime/probe-cache.ts); none: always probe. */
+  probeCache?: ProbeCache;
+}
+
+/** What a probe learned, as kept between bridge runs. */
+export interface CachedProbe {
+  info: EngineInfo;
+  /** Global flags the probe found it needs to reach the engine (a socket its CLI does not know). */
+  connectFlags?: string[];
+}
+
+/** A store of probe answers keyed by engine, binary identity and environment (src/runtime/probe-cache.ts). */
+export interface ProbeCache {
+  get(key: string): CachedProbe | undefined;
+  set(key: string, value: CachedProbe): void;
+  delete(key: string): void;
 }
 
 /** The part of the bridge's logger adapters may use (logs go to stderr, never stdout). */

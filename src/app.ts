@@ -7,7 +7,8 @@ import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { loadPolicy, RunSlots, type Policy } from "./policy.ts";
-import { engineEnv, lazyEngine, type Selected } from "./runtime/registry.ts";
+import { fileProbeCache } from "./runtime/probe-cache.ts";
+import { engineEnv, lazyEngine, type EngineSelector } from "./runtime/registry.ts";
 import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
@@ -32,7 +33,7 @@ export interface App {
   metrics: Metrics;
   log: Logger;
   env: Record<string, string>;
-  engine: () => Promise<Selected>;
+  engine: EngineSelector;
   /** Configured upstream MCP servers (files are read once, at first use). */
   pool(): UpstreamPool;
   newSession(extra?: Partial<SessionDeps>): Session;
@@ -48,7 +49,8 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const metrics = new Metrics();
   const env = engineEnv(processEnv);
   // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
-  const engine = lazyEngine(config.adapter ?? config.runtime, { env, log });
+  // What an earlier bridge's probe learned is reused while the engine's binary is unchanged.
+  const engine = lazyEngine(config.adapter ?? config.runtime, { env, log, probeCache: fileProbeCache(config.stateDir, VERSION) });
   const policy = loadPolicy(processEnv, home);
   const slots = new RunSlots(policy.maxConcurrentRuns);
   // What this bridge starts (containers, upstream servers) is removed by a guard if the bridge is killed.
@@ -99,6 +101,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
       new Session({
         config,
         engine,
+        refreshEngine: engine.refresh,
         spawn: spawnChild,
         engineEnv: env,
         log,

@@ -13,6 +13,9 @@ import { guardParams } from "../server/wire.ts";
 /** How long the handshake may wait for the startup check (engine and image); see readiness.ts for why so short. */
 const READINESS_WAIT_MS = 250;
 
+/** How long after start-up the orphan sweep runs. */
+const ORPHAN_SWEEP_DELAY_MS = 5_000;
+
 export async function serve(): Promise<void> {
   const app = createApp();
   const { config, log } = app;
@@ -67,7 +70,8 @@ export async function serve(): Promise<void> {
   };
   await server.connect(guardParams(transport));
   log.info("serving MCP on stdio", { version: VERSION });
-  setTimeout(() => {
-    void reapOrphans(app.env, log);
-  }, 0);
+  // The sweep lists containers on every engine installed: later, so it does not compete with the first
+  // sandbox start (prewarm) or a client's first call for the CPU.
+  const sweep = setTimeout(() => void reapOrphans(app.env, log), ORPHAN_SWEEP_DELAY_MS);
+  (sweep as { unref?: () => void }).unref?.();
 }

@@ -2,7 +2,7 @@
  * The transport the bridge starts, recognising the bridge itself (also behind a wrapper script or a
  * package runner), and canonical hashing.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../host/hash.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -141,5 +141,5 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function hashTransport(t: ServerTransport): string {
-  return createHash("sha256").update(canonicalJson(t)).digest("hex");
+  return sha256Hex(canonicalJson(t));
 }

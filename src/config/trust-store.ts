@@ -3,7 +3,7 @@
  * in the "trust" section of our config file with a digest of what would run. A definition whose digest
  * changed since it was approved needs approval again.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../host/hash.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, type ParseError } from "jsonc-parser";
@@ -38,7 +38,7 @@ export function definitionDigest(raw: Record<string, unknown>): string {
     // A command the bridge runs on the host (absent from most entries, so their digests are unchanged).
     headersHelper: raw.headersHelper,
   };
-  return `sha256:${createHash("sha256").update(canonicalJson(shape)).digest("hex")}`;
+  return `sha256:${sha256Hex(canonicalJson(shape))}`;
 }
 
 export interface TrustStore {

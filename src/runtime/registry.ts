@@ -70,16 +70,37 @@ export async function selectEngine(
   });
 }
 
+/** The bridge's engine: selected at first use, then remembered. */
+export interface EngineSelector {
+  (): Promise<Selected>;
+  /**
+   * When the engine in use was known from the probe cache rather than asked, forget that answer (and
+   * the selection) so the next call probes afresh; true if so. A sandbox that fails to start on a
+   * cached answer calls this and tries once more: a daemon that moved or stopped is still noticed.
+   */
+  refresh(): boolean;
+}
+
 /** Memoises the selection for the life of the bridge; a failed selection is retried next time. */
-export function lazyEngine(preferred: string | undefined, options: AdapterOptions): () => Promise<Selected> {
+export function lazyEngine(preferred: string | undefined, options: AdapterOptions): EngineSelector {
   let pending: Promise<Selected> | undefined;
-  return () => {
-    pending ??= selectEngine(preferred, options);
+  let selected: Selected | undefined;
+  const select = () => {
+    pending ??= selectEngine(preferred, options).then((s) => (selected = s));
     pending.catch(() => {
       pending = undefined;
     });
     return pending;
   };
+  return Object.assign(select, {
+    refresh(): boolean {
+      if (!selected?.info.cached) return false;
+      selected.adapter.forgetProbe?.();
+      selected = undefined;
+      pending = undefined;
+      return true;
+    },
+  });
 }
 
 /** The environment the engine CLI gets: what it needs to find its daemon and storage, nothing else. */

@@ -8,9 +8,9 @@
  * instead of falling back; under gVisor clone3 is allowed (namespaces created there live inside
  * gVisor's own kernel, and unshare/setns stay refused).
  */
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { sha256Hex } from "../host/hash.ts";
 import PROFILE from "../../adapters/seccomp.json" with { type: "json" };
 
 interface Rule {
@@ -25,16 +25,35 @@ function gvisorVariant(profile: typeof PROFILE): unknown {
   return { ...profile, syscalls };
 }
 
-/** Path of the profile file, written on first call. */
+const profiles = new Map<boolean, { text: string; name: string }>();
+
+/**
+ * Path of the profile file. Its name changes with its content (a new bridge's profile never reuses an
+ * old file), and the file is compared with the embedded profile on every call (a 14 KB read): one
+ * deleted, truncated or edited since it was written is written again before any sandbox uses it.
+ */
 export function seccompProfilePath(stateDir: string, opts: { gvisor?: boolean } = {}): string {
-  const text = JSON.stringify(opts.gvisor ? gvisorVariant(PROFILE) : PROFILE);
-  const hash = createHash("sha256").update(text).digest("hex").slice(0, 12);
-  const path = join(stateDir, `seccomp-${hash}.json`);
-  if (!existsSync(path)) {
+  const gvisor = opts.gvisor === true;
+  let profile = profiles.get(gvisor);
+  if (!profile) {
+    const text = JSON.stringify(gvisor ? gvisorVariant(PROFILE) : PROFILE);
+    profile = { text, name: `seccomp-${sha256Hex(text).slice(0, 12)}.json` };
+    profiles.set(gvisor, profile);
+  }
+  const path = join(stateDir, profile.name);
+  if (!holds(path, profile.text)) {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, text, { mode: 0o644 });
+    writeFileSync(tmp, profile.text, { mode: 0o644 });
     renameSync(tmp, path);
   }
   return path;
+}
+
+function holds(path: string, text: string): boolean {
+  try {
+    return readFileSync(path, "utf8") === text;
+  } catch {
+    return false;
+  }
 }

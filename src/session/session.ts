@@ -11,18 +11,15 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../policy.ts";
 import type { Selected } from "../runtime/registry.ts";
-import { Sandbox } from "../sandbox/sandbox.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
-import { StartTrace } from "../sandbox/start-trace.ts";
-import { containerSpec } from "./container-spec.ts";
 import { Deadline } from "./deadline.ts";
+import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
 
 export type { RunOutcome } from "./outcome.ts";
-
-const START_TIMEOUT_MS = 60_000;
 
 export interface RunRequest {
   code: string;
@@ -41,6 +38,8 @@ export interface RunRequest {
 export interface SessionDeps {
   config: Config;
   engine: () => Promise<Selected>;
+  /** Forget a cached engine probe so the next start asks the engine; true when there was one. */
+  refreshEngine?: () => boolean;
   spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
   engineEnv: Record<string, string>;
   log: Logger;
@@ -73,7 +72,6 @@ export class Session {
   /** Why the interpreter state was lost since the last result the client saw, if it was. */
   #lostState: string | undefined;
   #closed = false;
-  #imageChecked = new Set<string>();
   #loaded = new Set<string>();
   #gate: RequestGate;
   /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
@@ -256,32 +254,11 @@ export class Session {
 
   async #start(): Promise<Sandbox> {
     const { config, log } = this.#deps;
-    const trace = new StartTrace();
-    const { adapter } = await this.#deps.engine();
-    trace.mark("engine");
-    this.#deps.onEngine?.(adapter);
-    if (adapter.ensureRunning) await adapter.ensureRunning();
-    if (!this.#imageChecked.has(config.image)) {
-      if (!(await adapter.imageExists(config.image))) {
-        throw new BridgeError("IMAGE_MISSING", `image ${config.image} not found`, { source: adapter.name, hint: `${adapter.imageHint(config.image)}, or set MCP_BRIDGE_IMAGE` });
-      }
-      this.#imageChecked.add(config.image);
-    }
-    trace.mark("image");
-    // Shutdown wins over a start in progress: nothing is started once the session is closed.
-    if (this.#closed) throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
     const t0 = performance.now();
-    const spec = containerSpec(config, this.#deps.seccompProfile?.());
-    trace.mark("profile");
-    const box = await Sandbox.start({
-      adapter,
-      spec,
-      trace,
-      spawn: this.#deps.spawn,
-      engineEnv: this.#deps.engineEnv,
-      log,
-      startTimeoutMs: START_TIMEOUT_MS,
+    const { box, adapter, trace } = await startSandbox({
+      ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
+      closed: () => this.#closed,
     });
     this.#deps.metrics && this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });

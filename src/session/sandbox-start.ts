@@ -1,0 +1,97 @@
+/**
+ * Starting a session's sandbox as soon as possible, and explaining a start that failed. Nothing that
+ * can be learned from the start itself is asked first: the engine's probe comes from the cache of
+ * an earlier run when the binary is unchanged (src/runtime/probe-cache.ts), and the image is not
+ * checked beforehand (`--pull never` makes a missing image fail the start, and the engine says so).
+ * A failure is then looked at closely: a start that fails on a cached probe is retried once after
+ * probing the engine afresh, and a failure the engine did not explain is checked against the image.
+ */
+import type { RuntimeAdapter } from "../../adapters/types.ts";
+import type { Config } from "../config/env.ts";
+import { BridgeError } from "../errors.ts";
+import type { ChildProcess, SpawnOptions } from "../host/process.ts";
+import type { Logger } from "../log.ts";
+import type { Selected } from "../runtime/registry.ts";
+import type { RpcFrame } from "../sandbox/frames.ts";
+import { Sandbox } from "../sandbox/sandbox.ts";
+import { StartTrace } from "../sandbox/start-trace.ts";
+import { containerSpec } from "./container-spec.ts";
+
+const START_TIMEOUT_MS = 60_000;
+
+export interface StartDeps {
+  config: Config;
+  engine: () => Promise<Selected>;
+  /** Forget a cached engine probe; true when there was one (runtime/registry.ts EngineSelector). */
+  refreshEngine?: () => boolean;
+  spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+  engineEnv: Record<string, string>;
+  log: Logger;
+  seccompProfile?: () => string;
+  onRpc: (frame: RpcFrame) => Promise<unknown>;
+  /** The session was closed meanwhile: start nothing more. */
+  closed: () => boolean;
+  /** Told which engine starts the sandbox, before it does (the guard of app.ts watches it). */
+  onEngine?: (adapter: RuntimeAdapter) => void;
+}
+
+export interface Started {
+  box: Sandbox;
+  adapter: RuntimeAdapter;
+  trace: StartTrace;
+}
+
+export async function startSandbox(deps: StartDeps): Promise<Started> {
+  let adapter: RuntimeAdapter | undefined;
+  try {
+    return await launch(deps, (a) => (adapter = a));
+  } catch (err) {
+    if (!retryable(err) || deps.closed() || !deps.refreshEngine?.()) throw await explain(err, deps, adapter);
+    deps.log.info("sandbox start failed on a cached engine probe: probing the engine again", { error: err instanceof BridgeError ? err.message : String(err) });
+    try {
+      return await launch(deps, (a) => (adapter = a));
+    } catch (again) {
+      throw await explain(again, deps, adapter);
+    }
+  }
+}
+
+async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void): Promise<Started> {
+  const { config } = deps;
+  const trace = new StartTrace();
+  const { adapter, info } = await deps.engine();
+  chose(adapter);
+  trace.mark("engine");
+  deps.onEngine?.(adapter);
+  trace.facts.probe = info.cached ? "cached" : "asked";
+  if (adapter.ensureRunning) await adapter.ensureRunning();
+  // Shutdown wins over a start in progress: nothing is started once the session is closed.
+  if (deps.closed()) throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
+  const spec = containerSpec(config, deps.seccompProfile?.());
+  trace.mark("profile");
+  const box = await Sandbox.start({
+    adapter,
+    spec,
+    trace,
+    spawn: deps.spawn,
+    engineEnv: deps.engineEnv,
+    log: deps.log,
+    startTimeoutMs: START_TIMEOUT_MS,
+    onRpc: deps.onRpc,
+  });
+  return { box, adapter, trace };
+}
+
+/** Failures a stale probe could cause (a daemon that moved or stopped); not a slow engine's timeout. */
+function retryable(err: unknown): boolean {
+  return err instanceof BridgeError && (err.code === "SANDBOX_START" || err.code === "ENGINE_FAILED") && !/did not start within/.test(err.message);
+}
+
+/** A start failure the engine did not put down to the image is checked against the image. */
+async function explain(err: unknown, deps: StartDeps, adapter: RuntimeAdapter | undefined): Promise<unknown> {
+  if (!adapter || deps.closed() || !(err instanceof BridgeError) || (err.code !== "SANDBOX_START" && err.code !== "ENGINE_FAILED")) return err;
+  const image = deps.config.image;
+  const present = await adapter.imageExists(image).catch(() => true);
+  if (present) return err;
+  return new BridgeError("IMAGE_MISSING", `image ${image} not found`, { source: adapter.name, hint: `${adapter.imageHint(image)}, or set MCP_BRIDGE_IMAGE`, cause: err });
+}
