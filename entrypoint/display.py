@@ -286,12 +286,15 @@ def _prepare_outputs():
     except OSError:
         pass
     # The offline image ships a pre-built matplotlib font cache; copying it saves a rebuild per session.
+    # A flat folder of small files: copied with os calls (importing shutil costs more than the copy).
     target = os.environ.get("MPLCONFIGDIR")
     if target and os.path.isdir("/opt/mplconfig") and not os.path.exists(target):
         try:
-            import shutil
-
-            shutil.copytree("/opt/mplconfig", target)
+            os.makedirs(target, mode=0o700)
+            for entry in os.scandir("/opt/mplconfig"):
+                if entry.is_file(follow_symlinks=False):
+                    with open(entry.path, "rb") as src, open(os.path.join(target, entry.name), "wb") as dst:
+                        dst.write(src.read())
         except OSError:
             pass
 

@@ -10,20 +10,17 @@
 #   embedded resource            -> its text (parsed if JSON) or McpResource (.uri, .mime_type, .data)
 #   several blocks               -> a list of the above
 #   isError result               -> raises McpToolError(server, tool, message)
-import ast
+#
+# Imported at every sandbox start, so heavy modules (ast, inspect, typing, difflib, textwrap) are
+# imported where they are used: the first proxy made, a misspelt argument, a skill saved.
 import base64
-import difflib
-import functools
-import importlib.abc
-import importlib.util
-import inspect
+import importlib
 import json
 import linecache
 import re
 import sys
-import textwrap
 import types
-import typing
+from importlib.machinery import ModuleSpec
 
 import _mcp_host as _host
 
@@ -245,6 +242,8 @@ def _check(value, schema, root, path, depth=0):
         raise _Invalid(path, "must be %s (got %s)" % (_short(schema["const"]), _short(value)))
     enum = schema.get("enum")
     if isinstance(enum, list) and enum and value not in enum:
+        import difflib
+
         close = difflib.get_close_matches(value, [e for e in enum if isinstance(e, str)], 1) if isinstance(value, str) else []
         allowed = ", ".join(_short(e) for e in enum[:20]) + (", ..." if len(enum) > 20 else "")
         raise _Invalid(path, "must be one of %s (got %s%s)" % (allowed, _short(value), "; did you mean %r?" % close[0] if close else ""))
@@ -327,17 +326,17 @@ def check_arguments(server, tool, schema, args):
 # ---------------------------------------------------------------------------------------------------
 # Proxies
 
-_SIG_GLOBALS = {"Any": typing.Any, "Literal": typing.Literal, "Optional": typing.Optional, "Union": typing.Union}
-
-
 def _make_tool(server, spec):
     """A coroutine function with the tool's real signature and docstring; unset optionals are not sent."""
+    import inspect
+    import typing
+
     py_name = spec["py_name"]
     arg_map = spec.get("arg_map") or {}
     input_schema = spec.get("input_schema")
     required = set(input_schema.get("required") or []) if isinstance(input_schema, dict) else set()
     wire_name = spec["name"]
-    ns = dict(_SIG_GLOBALS)
+    ns = {"Any": typing.Any, "Literal": typing.Literal, "Optional": typing.Optional, "Union": typing.Union}
     try:
         exec(compile(spec["signature"] + "\n    pass\n", "<mcp-signature>", "exec"), ns)
         template = ns[py_name]
@@ -356,6 +355,8 @@ def _make_tool(server, spec):
             unknown = [k for k in kwargs if k not in params] if var_kw is None else []
             if unknown:
                 # Name the wrong keyword (and the likely right one) before any missing-argument complaint.
+                import difflib
+
                 fixes = ["%r (did you mean %r?)" % (k, m[0]) if m else repr(k) for k in unknown for m in [difflib.get_close_matches(k, params, 1)]]
                 raise TypeError("unexpected keyword argument %s; parameters: %s" % (", ".join(fixes), ", ".join(params) or "none"))
             bound = sig.bind(*args, **kwargs)
@@ -485,12 +486,12 @@ def _explain_missing(name):
 _host.MISSING_NAME_HOOKS.append(_explain_missing)
 
 
-class _ServersFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """`from mcp.servers.<alias> import *` for loaded servers."""
+class _ServersFinder:
+    """`from mcp.servers.<alias> import *` for loaded servers (a meta path finder and its loader)."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname.startswith("mcp.servers."):
-            return importlib.util.spec_from_loader(fullname, self)
+            return ModuleSpec(fullname, self)
         return None
 
     def create_module(self, spec):
@@ -625,6 +626,8 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 def _defines(source, name):
+    import ast
+
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -644,6 +647,9 @@ def save_skill(func_or_source, name=None, description=None):
     The source and description go to a file the user can read, edit or remove (mcp-code-exec skills).
     Later: from skills import <name>. Nothing runs until it is imported."""
     if callable(func_or_source):
+        import inspect
+        import textwrap
+
         try:
             source = textwrap.dedent(inspect.getsource(func_or_source))
         except (OSError, TypeError):
@@ -671,12 +677,13 @@ def list_skills():
     return _host.rpc_sync("skills.list", {})
 
 
-class _SkillsFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """`import skills.<name>`: the skill's source, fetched from the host when first imported."""
+class _SkillsFinder:
+    """`import skills.<name>`: the skill's source, fetched from the host when first imported (a meta path
+    finder and its loader)."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname.startswith("skills.") and fullname.count(".") == 1:
-            return importlib.util.spec_from_loader(fullname, self)
+            return ModuleSpec(fullname, self)
         return None
 
     def create_module(self, spec):

@@ -6,10 +6,11 @@
 # capture pipes), so nothing user code prints, whether from Python, a C extension or a subprocess,
 # can reach the protocol channel. Frames are documented in src/sandbox/frames.ts; the frame kinds,
 # request methods and error kinds arrive with this file as PROTOCOL (src/sandbox/protocol.ts).
-import ast
-import asyncio
+# Only what every start needs is imported here: asyncio (with ssl, typing, concurrent.futures and
+# logging behind it) costs more than the rest of the start together, so it is imported by the first
+# cell that awaits, or while the sandbox sits idle (_preload_when_idle), whichever comes first.
+import _ast
 import fcntl
-import inspect
 import io
 import json
 import linecache
@@ -18,7 +19,7 @@ import queue
 import signal
 import sys
 import threading
-import traceback
+import types
 
 BOOT = globals().get("_BOOT") or {}  # wall-clock marks of this start (src/sandbox/bootstrap.ts), debug only
 BOOT["imported"] = __import__("time").time()
@@ -186,7 +187,28 @@ class HostError(Exception):
 _rpc_lock = threading.Lock()
 _rpc_next = [0]
 _rpc_pending = {}
-MAIN_LOOP = asyncio.new_event_loop()
+MAIN_LOOP = None  # the session's persistent event loop, made by main_loop() when first needed
+
+
+def main_loop():
+    """The session's event loop: the one user code already set, else a new one, set as current."""
+    global MAIN_LOOP
+    if MAIN_LOOP is None:
+        import asyncio
+        import warnings
+
+        loop = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                loop = asyncio.get_event_loop()  # a loop user code made with `import asyncio` itself
+            except RuntimeError:
+                pass
+        if loop is None or loop.is_closed() or loop.is_running():
+            loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        MAIN_LOOP = loop
+    return MAIN_LOOP
 
 
 def _rpc_register(waiter):
@@ -208,6 +230,8 @@ def _rpc_frame(rid, method, params):
 
 
 async def rpc(method, params):
+    import asyncio
+
     loop = asyncio.get_running_loop()
     fut = loop.create_future()
     rid = _rpc_register(("async", loop, fut))
@@ -410,11 +434,11 @@ def _compile_cell(code):
     CELL_COUNTER[0] += 1
     filename = "<cell-%d>" % CELL_COUNTER[0]
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-    tree = ast.parse(code, filename, "exec")
+    tree = compile(code, filename, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    if tree.body and isinstance(tree.body[-1], _ast.Expr):
+        last = _ast.Expression(tree.body.pop().value)
+    flags = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     tail = compile(last, filename, "eval", flags=flags, dont_inherit=True) if last is not None else None
     return body, tail
@@ -422,27 +446,33 @@ def _compile_cell(code):
 
 def run_coroutine(coro):
     """Run a coroutine on the session's persistent loop; on interrupt, cancel it so it cannot resume later."""
-    task = MAIN_LOOP.create_task(coro)
+    loop = main_loop()
+    task = loop.create_task(coro)
     try:
-        return MAIN_LOOP.run_until_complete(task)
+        return loop.run_until_complete(task)
     except BaseException:
         if not task.done():
             task.cancel()
             try:
-                MAIN_LOOP.run_until_complete(task)
+                loop.run_until_complete(task)
             except BaseException:
                 pass
         raise
 
 
+CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
+
+
 def _run_code(codeobj):
     result = eval(codeobj, G)
-    if codeobj.co_flags & inspect.CO_COROUTINE:
+    if codeobj.co_flags & CO_COROUTINE:
         result = run_coroutine(result)
     return result
 
 
 def _format_error(exc):
+    import traceback
+
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
     # Drop the runtime's own frames: the model only needs its code's frames.
     te.stack = traceback.StackSummary.from_list(
@@ -497,7 +527,7 @@ def run_one(frame):
             _run_code(body)
             if tail is not None:
                 value = _run_code(tail)
-                if inspect.iscoroutine(value):  # a forgotten `await` on the last line
+                if isinstance(value, types.CoroutineType):  # a forgotten `await` on the last line
                     value = run_coroutine(value)
                 if value is not None:
                     G["_"] = value
@@ -532,17 +562,33 @@ def _on_sigint(signum, frame):
         raise KeyboardInterrupt
 
 
+PRELOAD_IDLE_S = 0.1  # idle this long (no run queued) before paying for imports a later run may need
+
+
+def _preload():
+    """Import asyncio and make the event loop while nothing runs, so a later `await` does not pay for it."""
+    try:
+        main_loop()
+    except Exception as exc:
+        diag("preload failed: %r" % (exc,))
+
+
 def main():
     global G
     signal.signal(signal.SIGINT, _on_sigint)
-    asyncio.set_event_loop(MAIN_LOOP)
     G = user_globals()
     _install_modules()
     threading.Thread(target=reader, name="protocol-reader", daemon=True).start()
     BOOT["ready"] = __import__("time").time()
     send({"t": "ready", "protocol": PROTOCOL_VERSION, "python": sys.version.split()[0], "boot": BOOT})
+    preloaded = False
     while True:
-        frame = RUNS.get()
+        try:
+            frame = RUNS.get(timeout=None if preloaded else PRELOAD_IDLE_S)
+        except queue.Empty:
+            preloaded = True
+            _preload()
+            continue
         try:
             run_one(frame)
         except KeyboardInterrupt:
