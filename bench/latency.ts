@@ -83,6 +83,8 @@ async function ourFlagsArgv(engine: string): Promise<string[]> {
 if (only.has("cold")) {
   for (const engine of engines) {
     const floorArgv = [engine, "run", "--rm", ...floorFlags(engine), IMAGE, "python3", "-c", "print(1)"];
+    // The engine's default network costs podman a CNI bridge, and docker less than an explicit none.
+    const noNetArgv = [engine, "run", "--rm", "--network", "none", ...floorFlags(engine), IMAGE, "python3", "-c", "print(1)"];
     const flagged = await ourFlagsArgv(engine);
     const s: Record<string, number[]> = {};
     const add = (k: string, v: number) => (s[k] ??= []).push(v);
@@ -97,6 +99,7 @@ if (only.has("cold")) {
     const loadBefore = conditions();
     for (let round = 0; round < ROUNDS; round++) {
       add("floor", await engineRunOnce(floorArgv));
+      add("nonet", await engineRunOnce(noNetArgv));
       add("flags", await engineRunOnce(flagged));
       for (const [name, bin] of builds) {
         const cold = await startBridge(bin, env("0"));
@@ -122,7 +125,8 @@ if (only.has("cold")) {
     const x = (k: string) => `${(summarize(s[k]!).median / floor.median).toFixed(2)}× floor`;
     console.log(`\n[${engine}] first calls (${loadBefore} → ${conditions()})\n${HEADER}`);
     console.log(row(`floor: ${engine} run --rm IMAGE python3 -c 'print(1)'`, floor));
-    console.log(row("the same with our hardening flags", summarize(s.flags!), x("flags")));
+    console.log(row("the same with --network none", summarize(s.nonet!), x("nonet")));
+    console.log(row("the same with all our hardening flags", summarize(s.flags!), x("flags")));
     for (const [name] of builds) {
       console.log(row(`${name}: cold first call, prewarm off`, summarize(s[`${name} cold`]!), x(`${name} cold`)));
       console.log(row(`${name}: first call right after initialize, prewarm on`, summarize(s[`${name} immediate`]!), x(`${name} immediate`)));
