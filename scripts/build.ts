@@ -28,7 +28,10 @@ const root = resolve(import.meta.dir, "..");
 async function compile(outfile: string, target?: string): Promise<{ ok: true; ms: number } | { ok: false; error: string }> {
   const t0 = performance.now();
   const targetArgs = target ? [`--target=${target}`] : [];
-  const r = await $`bun build --compile --minify --sourcemap=none ${targetArgs} ${join(root, "src/main.ts")} --outfile ${outfile}`.cwd(root).quiet().nothrow();
+  // --bytecode: JavaScriptCore bytecode is embedded beside the source, so a start skips parsing (spawn
+  // to the initialize answer halves). It is tied to the Bun version the binary carries, not to the
+  // architecture, so cross-compiled targets get it too; ESM bytecode needs --format=esm with --compile.
+  const r = await $`bun build --compile --bytecode --format=esm --minify --sourcemap=none ${targetArgs} ${join(root, "src/main.ts")} --outfile ${outfile}`.cwd(root).quiet().nothrow();
   if (r.exitCode === 0) return { ok: true, ms: Math.round(performance.now() - t0) };
   // Keep the error, drop Bun's timing lines ("[19ms]  bundle  319 modules").
   const lines = `${r.stderr.toString()}\n${r.stdout.toString()}`.split("\n").filter((l) => l.trim() && !/^\s*\[\d+ms\]/.test(l));
