@@ -18,6 +18,7 @@ import os
 import queue
 import signal
 import sys
+import termios
 import threading
 import types
 
@@ -27,7 +28,6 @@ PROTOCOL_VERSION = PROTOCOL["version"]  # noqa: F821 - defined before this file 
 ENTRYPOINT_FILE = "<mcp-entrypoint>"
 INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp>", "<_mcp_display>", "<mcp-signature>")
 MAX_VALUE_CHARS = 64 * 1024
-DRAIN_WAIT_S = 2.0
 
 
 def _private_fd(fd):
@@ -52,7 +52,8 @@ def send(frame):
     )
     # An interrupt raised in the middle of the write loop would leave half a frame on the channel, and
     # the host would reject the next one glued to it: on the main thread, SIGINT waits for the frame.
-    on_main = threading.get_ident() == MAIN_THREAD
+    # Between runs (CURRENT["id"] is None) SIGINT raises nothing (_on_sigint), so no mask is needed.
+    on_main = threading.get_ident() == MAIN_THREAD and CURRENT["id"] is not None
     if on_main:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
@@ -73,8 +74,24 @@ def diag(msg):
         pass
 
 
+def _pending_bytes(fd):
+    """Bytes waiting in a pipe (FIONREAD)."""
+    try:
+        return int.from_bytes(fcntl.ioctl(fd, FIONREAD, b"\0\0\0\0"), sys.byteorder, signed=True)
+    except OSError:
+        return 0
+
+
+FIONREAD = getattr(termios, "FIONREAD", 0x541B)
+
+
 class Capture:
-    """Drains one capture pipe in a thread, keeping at most `cap` bytes per run and counting the rest."""
+    """One capture pipe, keeping at most `cap` bytes per run and counting the rest.
+
+    Bytes are only ever read from the pipe while holding `lock`: a thread drains it while code runs
+    (so a writer never blocks on a full pipe, and streamed output goes out as it comes), and at the end
+    of a run the main thread takes the lock and reads exactly what the pipe held at that moment, so the
+    run's output is complete without waiting for the thread to catch up (no marker, no handoff)."""
 
     def __init__(self, target_fd, name):
         self.name = name
@@ -83,13 +100,11 @@ class Capture:
         os.close(w)
         self.fd = r
         os.set_inheritable(r, False)
+        os.set_blocking(r, False)  # the read end only: writers (user code, subprocesses) still block
         self.lock = threading.Lock()
         self.cap = 64 * 1024
         self.buf = bytearray()
         self.dropped = 0
-        self.marker = None
-        self.marker_seen = threading.Event()
-        self.pending = b""  # bytes held back in case they begin a marker
         self.stream_to = None
         threading.Thread(target=self._drain, name="capture-" + name, daemon=True).start()
 
@@ -115,49 +130,40 @@ class Capture:
             self.dropped += len(data) - max(room, 0)
 
     def _drain(self):
+        import select
+
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
         while True:
             try:
-                chunk = os.read(self.fd, 65536)
+                poller.poll()
             except InterruptedError:
                 continue
-            if not chunk:
-                return
             with self.lock:
-                data = self.pending + chunk
-                self.pending = b""
-                marker = self.marker
-                if marker is not None:
-                    at = data.find(marker)
-                    if at >= 0:
-                        self._keep(data[:at])
-                        self.marker = None
-                        self.marker_seen.set()
-                        rest = data[at + len(marker):]
-                        # Output after the marker belongs to whatever runs next.
-                        self.pending = rest
-                        continue
-                    # Hold back a tail that could be the start of the marker.
-                    hold = min(len(marker) - 1, len(data))
-                    for k in range(hold, 0, -1):
-                        if marker.startswith(data[-k:]):
-                            self.pending = data[-k:]
-                            data = data[:-k]
-                            break
-                self._keep(data)
+                try:
+                    chunk = os.read(self.fd, 65536)  # one chunk per turn: the main thread may be waiting
+                except (BlockingIOError, InterruptedError):
+                    continue  # the main thread read it first
+                if not chunk:
+                    return  # every writer is gone
+                self._keep(chunk)
 
-    def finish_run(self, marker_fd, token):
-        """Wait until everything written to the stream so far has been drained; return (text, dropped)."""
-        marker = b"\x00\x1emcpx-end-" + token + b"\x1e\x00"
+    def finish_run(self):
+        """Everything written to the stream before this call, as (text, dropped); the pipe is left empty
+        of it. Bytes a writer adds meanwhile (a subprocess still running) belong to the next run."""
         with self.lock:
-            self.marker = marker
-            self.marker_seen.clear()
-        try:
-            os.write(marker_fd, marker)
-            self.marker_seen.wait(DRAIN_WAIT_S)
-        except OSError:
-            pass
-        with self.lock:
-            self.marker = None
+            left = _pending_bytes(self.fd)
+            while left > 0:
+                try:
+                    chunk = os.read(self.fd, min(left, 65536))
+                except InterruptedError:
+                    continue
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                left -= len(chunk)
+                self._keep(chunk)
             self.stream_to = None
             data = bytes(self.buf)
             dropped = self.dropped
@@ -546,9 +552,8 @@ def run_one(frame):
         sys.stderr.flush()
     except Exception:
         pass
-    token = ("%d-%x" % (run_id if isinstance(run_id, int) else 0, int.from_bytes(os.urandom(8), "big"))).encode()
-    for fd, name in ((1, "stdout"), (2, "stderr")):
-        text, dropped = CAPTURES[name].finish_run(fd, token)
+    for name in ("stdout", "stderr"):
+        text, dropped = CAPTURES[name].finish_run()
         if text:
             out[name] = text
         if dropped:
