@@ -23,9 +23,9 @@ import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
 import { AuditLog, auditPath } from "./audit/audit-log.ts";
 import { helperHeaders } from "./auth/headers-helper.ts";
 import { beginLogin, type LoginStart } from "./auth/login.ts";
-import pkg from "../package.json" with { type: "json" };
+import { VERSION } from "./version.ts";
 
-export const VERSION: string = pkg.version;
+export { VERSION };
 
 export interface App {
   config: Config;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 /** mcp-code-exec: the command line. Errors are mapped to exit codes here and nowhere else. */
 import { cac } from "cac";
-import { VERSION } from "./app.ts";
+import { VERSION } from "./version.ts";
 import { ENV_FAMILIES, envTable } from "./config/env.ts";
 import { BridgeError, renderError } from "./errors.ts";
 

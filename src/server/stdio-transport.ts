@@ -7,8 +7,8 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { formatIssues } from "../config/issues.ts";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { checkEnvelope } from "./jsonrpc-envelope.ts";
 import { RequestIdScanner } from "./request-id-scanner.ts";
 
 export interface StdioTransportOptions {
@@ -101,12 +101,12 @@ export class StdioTransport implements Transport {
       this.#refuse(scan(line), size, ErrorCode.ParseError, `the message is not valid JSON: ${(err as Error).message}`);
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
-    if (!parsed.success) {
-      this.#refuse(scan(line), size, ErrorCode.InvalidRequest, `the message is not a JSON-RPC 2.0 request, notification or response: ${formatIssues(parsed.error.issues, { whole: "(message)", max: 3 })}`);
+    const checked = checkEnvelope(raw);
+    if (!checked.ok) {
+      this.#refuse(scan(line), size, ErrorCode.InvalidRequest, `the message is not a JSON-RPC 2.0 request, notification or response: ${checked.problem}`);
       return;
     }
-    this.onmessage?.(parsed.data);
+    this.onmessage?.(checked.message);
   }
 
   /** Answer the refused message's request when it had an id (a notification gets no answer). */

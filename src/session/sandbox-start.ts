@@ -13,7 +13,7 @@ import type { ChildProcess, SpawnOptions } from "../host/process.ts";
 import type { Logger } from "../log.ts";
 import type { Selected } from "../runtime/registry.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
-import { Sandbox } from "../sandbox/sandbox.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
 import { containerSpec } from "./container-spec.ts";
 
@@ -69,6 +69,8 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   if (deps.closed()) throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
   const spec = containerSpec(config, deps.seccompProfile?.());
   trace.mark("profile");
+  // Loaded here, not at start-up: the frame schemas and the entrypoint's sources are only needed now.
+  const { Sandbox } = await import("../sandbox/sandbox.ts");
   const box = await Sandbox.start({
     adapter,
     spec,
