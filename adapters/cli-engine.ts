@@ -36,6 +36,8 @@ export interface CliEngineProfile {
    */
   runFlags?(flags: string[], spec: ContainerSpec, info: EngineInfo): string[];
   imageHint(image: string, binary: string): string;
+  /** The engine hands a spec's channelFd to the container (RuntimeAdapter.passesFds), given its environment. */
+  passesFds?(env: Record<string, string>): boolean;
 }
 
 export type Run = (args: string[], timeoutMs?: number) => Promise<CommandResult>;
@@ -76,6 +78,7 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
 
   const adapter: RuntimeAdapter = {
     name: profile.name,
+    passesFds: profile.passesFds?.(options.env) === true,
     probe() {
       probed ??= (async () => {
         const bin = resolveBinary();

@@ -60,7 +60,7 @@ export default function podmanMachine(options: AdapterOptions): RuntimeAdapter {
         const version = /(\d+\.\d+[\w.+-]*)/.exec((await run(["--version"])).stdout)?.[1] ?? "unknown";
         machineName = m.name;
         const commandPrefix = connection ? ["--connection", connection] : [];
-        inner = createCliAdapter({ ...PODMAN_PROFILE, name: NAME, commandPrefix }, { ...options, binary: bin, probeCache: undefined });
+        inner = createCliAdapter({ ...PODMAN_PROFILE, name: NAME, commandPrefix, passesFds: undefined }, { ...options, binary: bin, probeCache: undefined });
         const state = m.running ? "running" : m.starting ? "starting" : "stopped (started on first use)";
         return { engine: NAME, binary: bin, version, details: { machine: m.name, state, vmType: m.vmType, connection: connection ?? "default" } };
       })();

@@ -35,6 +35,11 @@ export const PODMAN_PROFILE: CliEngineProfile = {
   // network namespace"); with --network none there is nothing for it to set up anyway.
   // oci-seccomp: apply the bridge's seccomp profile inside gVisor too.
   globalFlags: (spec) => (isGvisor(spec.ociRuntime) ? ["--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp"] : []),
+  // A local podman hands fds to the container through conmon and the OCI runtime (--preserve-fds), so
+  // frames skip the CLI's and conmon's stdio relay. Not for a remote service (CONTAINER_HOST, a
+  // connection), and not under gVisor, whose runsc does not pass them (session/sandbox-start.ts).
+  passesFds: (env) => !env.CONTAINER_HOST && !env.CONTAINER_CONNECTION,
+  runFlags: (flags, spec) => (spec.channelFd === undefined ? flags : [...flags, "--preserve-fds", String(spec.channelFd - 2)]),
   imageExistsArgs: (image) => ["image", "exists", image],
   removeArgs: (name) => ["rm", "--force", "--time", "0", "--ignore", name],
   listArgs: (label) => ["ps", "--all", "--filter", `label=${label}`, "--format", "json"],

@@ -28,6 +28,12 @@ export interface ContainerSpec {
   seccompProfile?: string;
   /** The command run inside the container (argv). */
   command: string[];
+  /**
+   * The protocol runs over this fd, a socket the bridge hands the container (podman's --preserve-fds),
+   * instead of the engine's stdin/stdout relay; absent: stdin/stdout. Only set for adapters with
+   * passesFds.
+   */
+  channelFd?: number;
   /** Host folders the user chose to share (the workspace); none by default. */
   mounts?: Array<{ source: string; target: string; readonly: boolean }>;
 }
@@ -74,6 +80,11 @@ export interface RuntimeAdapter {
   cliArgv?(): string[];
   /** Drop the memoised probe and its cached copy (probeCache): the next probe() asks the engine. */
   forgetProbe?(): void;
+  /**
+   * The engine can hand the container an fd of the bridge (ContainerSpec.channelFd): frames then go
+   * straight to the sandbox instead of through the engine's stdio relay (podman: the CLI and conmon).
+   */
+  readonly passesFds?: boolean;
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */

@@ -15,7 +15,7 @@ import os as _os
 import sys as _sys
 
 
-def _init_main(lifetime_s):
+def _init_main(lifetime_s, channel_fd):
     import select
     import signal
     import time
@@ -46,8 +46,11 @@ def _init_main(lifetime_s):
     _os.close(null)
     poller = select.poll()
     poller.register(wake_r, select.POLLIN)
-    # Not POLLIN: the runtime reads the data. A hang-up (no writer left) means the bridge is gone.
-    poller.register(0, select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0))
+    # Not POLLIN: the runtime reads the data. A hang-up (no writer left) means the bridge is gone: on
+    # stdin, and on the channel the bridge handed in when there is one (argv[2]).
+    hangup = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)
+    for fd in {0, channel_fd}:
+        poller.register(fd, hangup)
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -125,5 +128,5 @@ def _diag(msg):
         pass
 
 
-_init_main(float(_sys.argv[1]) if len(_sys.argv) > 1 else 8 * 3600.0)
+_init_main(float(_sys.argv[1]) if len(_sys.argv) > 1 else 8 * 3600.0, int(_sys.argv[2]) if len(_sys.argv) > 2 else 0)
 del _init_main, _child_exited, _finish, _oom_kills, _prctl, _diag

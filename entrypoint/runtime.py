@@ -35,9 +35,13 @@ def _private_fd(fd):
     return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200)
 
 
-PROTO_IN = _private_fd(0)
-PROTO_OUT = _private_fd(1)
+# The channel the bridge handed in (a socket at argv[2]: no engine relay in between), else stdin/stdout.
+CHANNEL_FD = int(sys.argv[2]) if len(sys.argv) > 2 else None
+PROTO_IN = _private_fd(0 if CHANNEL_FD is None else CHANNEL_FD)
+PROTO_OUT = _private_fd(1 if CHANNEL_FD is None else CHANNEL_FD)
 DIAG = _private_fd(2)  # the container's real stderr: host-side log only, never user output
+if CHANNEL_FD is not None:
+    os.close(CHANNEL_FD)  # only the private copies stay: user code and subprocesses never see fd 3
 
 _null = os.open("/dev/null", os.O_RDONLY)
 os.dup2(_null, 0)

@@ -1,4 +1,5 @@
 /** The Bun implementation of src/host/process.ts. Only src/host/ may touch `Bun.`. */
+import { closeSync } from "node:fs";
 import type { ChildProcess, CommandResult, HostProcess, SpawnOptions } from "./process.ts";
 
 function which(command: string, path?: string): string | null {
@@ -6,6 +7,7 @@ function which(command: string, path?: string): string | null {
 }
 
 function spawnChild(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  if (options.channel) return spawnWithChannel(command, args, options);
   const proc = Bun.spawn([command, ...args], {
     env: options.env,
     cwd: options.cwd,
@@ -14,25 +16,15 @@ function spawnChild(command: string, args: string[], options: SpawnOptions): Chi
     stderr: "pipe",
   });
   let stdinOpen = true;
-  let written = 0;
-  let flushed = 0;
+  const sink = flushTracker(proc.stdin);
   return {
     pid: proc.pid,
     write(data) {
       if (!stdinOpen) throw new Error("stdin is closed");
-      written += typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
-      proc.stdin.write(data);
-      const upTo = written;
-      const r = proc.stdin.flush();
-      if (r instanceof Promise) {
-        // A child that exited makes the flush reject (EPIPE): `exited` reports that, not an unhandled rejection.
-        r.then(() => {
-          flushed = Math.max(flushed, upTo);
-        }, () => {});
-      } else flushed = upTo;
+      sink.write(data);
     },
     get pendingBytes() {
-      return written - flushed;
+      return sink.pending;
     },
     closeStdin() {
       if (!stdinOpen) return;
@@ -52,6 +44,83 @@ function spawnChild(command: string, args: string[], options: SpawnOptions): Chi
       } catch {
         // already gone
       }
+    },
+  };
+}
+
+/** A socketpair at the child's fd 3 carries everything; its stdin stays open (and unused) until closeStdin. */
+function spawnWithChannel(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const proc = Bun.spawn([command, ...args], {
+    env: options.env,
+    cwd: options.cwd,
+    // Extra "pipe" entries are socketpairs: one fd, both directions.
+    stdio: ["pipe", "ignore", "pipe", "pipe"],
+  });
+  const fd = (proc.stdio as unknown[])[3];
+  if (typeof fd !== "number") {
+    proc.kill("SIGKILL");
+    throw new Error("Bun did not give the child a channel at fd 3");
+  }
+  const file = Bun.file(fd);
+  const sink = flushTracker(file.writer());
+  let open = true;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    try {
+      proc.stdin.end();
+    } catch {
+      // already closed by the child
+    }
+    try {
+      closeSync(fd); // the container's init sees the hang-up: the bridge is gone
+    } catch {
+      // already closed
+    }
+  };
+  const exited = proc.exited.then((code) => (proc.signalCode ? null : code));
+  return {
+    pid: proc.pid,
+    write(data) {
+      if (!open) throw new Error("the channel is closed");
+      sink.write(data);
+    },
+    get pendingBytes() {
+      return sink.pending;
+    },
+    closeStdin: close,
+    stdout: file.stream(),
+    stderr: proc.stderr,
+    exited,
+    kill(signal) {
+      try {
+        proc.kill(signal);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** Writes that flush at once, and how many bytes given to write() the reader has not taken yet. */
+function flushTracker(sink: { write(data: Uint8Array | string): unknown; flush(): number | Promise<number> }) {
+  let written = 0;
+  let flushed = 0;
+  return {
+    write(data: Uint8Array | string) {
+      written += typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
+      sink.write(data);
+      const upTo = written;
+      const r = sink.flush();
+      if (r instanceof Promise) {
+        // A reader that went away makes the flush reject (EPIPE): `exited` reports that, not an unhandled rejection.
+        r.then(() => {
+          flushed = Math.max(flushed, upTo);
+        }, () => {});
+      } else flushed = upTo;
+    },
+    get pending() {
+      return written - flushed;
     },
   };
 }

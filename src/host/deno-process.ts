@@ -70,6 +70,7 @@ function killer(child: DenoChild): (signal?: NodeJS.Signals | number) => void {
 }
 
 function spawnChild(cmd: string, args: string[], options: SpawnOptions): ChildProcess {
+  if (options.channel) throw new Error("a channel at fd 3 needs the Bun runtime (CAN_PASS_CHANNEL is false under Deno)");
   const child = command(cmd, args, options, "piped", "piped").spawn();
   const writer = child.stdin.getWriter();
   let stdinOpen = true;

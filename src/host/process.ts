@@ -11,6 +11,12 @@ export interface SpawnOptions {
   /** The complete environment of the child: nothing is inherited. */
   env: Record<string, string>;
   cwd?: string;
+  /**
+   * Talk to the child over a socket at its fd 3 instead of its stdin/stdout: write() and stdout use
+   * the socket, the child's own stdout is discarded, closeStdin() also closes the socket. Only where
+   * CAN_PASS_CHANNEL says so (podman hands the fd to the container: no relay through the engine).
+   */
+  channel?: boolean;
 }
 
 /** A running child with piped stdin/stdout/stderr. */
@@ -47,6 +53,9 @@ export interface HostProcess {
 
 /** "deno" under Deno, otherwise "bun" (the compiled binary is Bun). */
 export const HOST_RUNTIME: "bun" | "deno" = "Deno" in globalThis ? "deno" : "bun";
+
+/** Whether spawnChild can give a child a channel at fd 3 (SpawnOptions.channel): Bun can, Deno cannot. */
+export const CAN_PASS_CHANNEL: boolean = HOST_RUNTIME === "bun";
 
 const host: HostProcess = HOST_RUNTIME === "deno" ? DENO_PROCESS : BUN_PROCESS;
 

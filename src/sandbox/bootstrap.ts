@@ -1,7 +1,8 @@
 /**
  * How the entrypoint reaches the container: no volume, no file beside the binary. The container runs
  * `python3 -I -c BOOTSTRAP`; the bootstrap reads a 10-digit length and that many bytes of source from
- * stdin (byte-exact, so the protocol that follows on the same pipe is untouched) and executes it.
+ * stdin, or from the channel fd it is given (byte-exact, so the protocol that follows on the same fd
+ * is untouched), and executes it.
  */
 import DISPLAY_PY from "../../entrypoint/display.py" with { type: "text" };
 import INIT_PY from "../../entrypoint/init.py" with { type: "text" };
@@ -26,12 +27,13 @@ const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
 export const ENTRYPOINT_SOURCE: string = `${BOOT_MARK("compiled")}\n${INIT_PY}\nPROTOCOL = __import__("json").loads(${JSON.stringify(JSON.stringify(PROTOCOL))})\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
 
 export const BOOTSTRAP = [
-  "import os,time",
+  "import os,sys,time",
   "B={'start':time.time()}",
+  "f=int(sys.argv[2]) if len(sys.argv)>2 else 0",
   "def r(n):",
   " d=b''",
   " while len(d)<n:",
-  "  c=os.read(0,n-len(d))",
+  "  c=os.read(f,n-len(d))",
   "  if not c: raise SystemExit(3)",
   "  d+=c",
   " return d",
@@ -52,8 +54,9 @@ export function bootstrapPayload(source: string = ENTRYPOINT_SOURCE): Uint8Array
 
 /**
  * The command inside the container: the interpreter reads the entrypoint, whose init (entrypoint/init.py)
- * stays PID 1 and enforces the lifetime cap (argv[1], seconds) from outside the code's reach.
+ * stays PID 1 and enforces the lifetime cap (argv[1], seconds) from outside the code's reach. argv[2],
+ * when there, is the fd of the channel the protocol runs over (ContainerSpec.channelFd); else stdin/stdout.
  */
-export function containerCommand(lifetimeSec: number): string[] {
-  return ["python3", "-I", "-c", BOOTSTRAP, String(Math.ceil(lifetimeSec))];
+export function containerCommand(lifetimeSec: number, channelFd?: number): string[] {
+  return ["python3", "-I", "-c", BOOTSTRAP, String(Math.ceil(lifetimeSec)), ...(channelFd === undefined ? [] : [String(channelFd)])];
 }

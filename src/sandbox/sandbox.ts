@@ -113,7 +113,7 @@ export class Sandbox {
     let child: ChildProcess;
     const spawnedAt = wallMs();
     try {
-      child = deps.spawn(command!, args, { env: deps.engineEnv });
+      child = deps.spawn(command!, args, { env: deps.engineEnv, channel: deps.spec.channelFd !== undefined });
     } catch (err) {
       forgetContainer(deps.spec.name);
       throw new BridgeError("ENGINE_FAILED", `could not run ${command}: ${(err as Error).message}`, {

@@ -29,8 +29,11 @@ export function ownerId(): string {
 
 let containerCounter = 0;
 
-/** A new container's spec; `seccompProfile` is the profile file on the engine's host, when there is one. */
-export function containerSpec(config: Config, seccompProfile?: string): ContainerSpec {
+/**
+ * A new container's spec; `seccompProfile` is the profile file on the engine's host, when there is one;
+ * `channelFd` the fd the protocol runs over when the engine passes one (ContainerSpec.channelFd).
+ */
+export function containerSpec(config: Config, seccompProfile?: string, channelFd?: number): ContainerSpec {
   const rand = Math.random().toString(36).slice(2, 8);
   return {
     name: `mcp-code-exec-${process.pid}-${++containerCounter}-${rand}`,
@@ -47,6 +50,7 @@ export function containerSpec(config: Config, seccompProfile?: string): Containe
     mounts: config.workspace ? [{ source: config.workspace, target: "/workspace", readonly: config.workspaceMode !== "rw" }] : undefined,
     ociRuntime: config.ociRuntime,
     seccompProfile,
-    command: containerCommand(config.lifetimeSec),
+    channelFd,
+    command: containerCommand(config.lifetimeSec, channelFd),
   };
 }

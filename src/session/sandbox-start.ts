@@ -8,8 +8,9 @@
  */
 import type { RuntimeAdapter } from "../../adapters/types.ts";
 import type { Config } from "../config/env.ts";
+import { isGvisor } from "../../adapters/oci-flags.ts";
 import { BridgeError } from "../errors.ts";
-import type { ChildProcess, SpawnOptions } from "../host/process.ts";
+import { CAN_PASS_CHANNEL, type ChildProcess, type SpawnOptions } from "../host/process.ts";
 import type { Logger } from "../log.ts";
 import type { Selected } from "../runtime/registry.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
@@ -18,6 +19,8 @@ import { StartTrace } from "../sandbox/start-trace.ts";
 import { containerSpec } from "./container-spec.ts";
 
 const START_TIMEOUT_MS = 60_000;
+/** The fd the protocol uses inside the container when the engine passes one. */
+const CHANNEL_FD = 3;
 
 export interface StartDeps {
   config: Config;
@@ -67,7 +70,10 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   if (adapter.ensureRunning) await adapter.ensureRunning();
   // Shutdown wins over a start in progress: nothing is started once the session is closed.
   if (deps.closed()) throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
-  const spec = containerSpec(config, deps.seccompProfile?.());
+  // Frames go straight to the sandbox over an fd the engine hands it, when it can (podman, not gVisor).
+  const channel = adapter.passesFds === true && CAN_PASS_CHANNEL && !isGvisor(config.ociRuntime);
+  const spec = containerSpec(config, deps.seccompProfile?.(), channel ? CHANNEL_FD : undefined);
+  trace.facts.channel = channel ? "fd" : "stdio";
   trace.mark("profile");
   // Loaded here, not at start-up: the frame schemas and the entrypoint's sources are only needed now.
   const { Sandbox } = await import("../sandbox/sandbox.ts");
