@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
 /**
  * Proxied tool calls: sandbox -> bridge -> upstream -> back, against @modelcontextprotocol/server-everything.
- *   bun bench/proxy.ts [--engine podman] [--calls 1000]
- * Prints: sequential round trip median/p99 seen from sandbox code; the same upstream call made directly
- * with the SDK client (the upstream's own time); the difference (the bridge's overhead); throughput of
- * N concurrent calls with asyncio.gather; tokens of tools/list (o200k) with 0, 3 and 25 servers.
+ *   bun bench/proxy.ts [--engine podman] [--calls 2000] [--binary PATH] [--before PATH]
+ * The same upstream call made directly with the SDK client (the upstream's own time, the floor) and
+ * from sandbox code through the bridge are measured in alternating blocks of 200, so load hits both
+ * alike. Prints min/median/p99 of each, the bridge's overhead (median minus median), throughput of
+ * concurrent calls with asyncio.gather, and tokens of tools/list (o200k) with 0, 3 and 25 servers.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,13 +14,18 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startBridge } from "../test/support/bridge.ts";
+import { BINARY } from "../test/support/binary.ts";
 import { ROOT } from "../test/support/env.ts";
+import { conditions, fmt, HEADER, row, startBridge, summarize } from "./support.ts";
 
-const { values } = parseArgs({ args: Bun.argv.slice(2), options: { engine: { type: "string", default: "podman" }, calls: { type: "string", default: "1000" } } });
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { engine: { type: "string", default: "podman" }, calls: { type: "string", default: "2000" }, binary: { type: "string", default: BINARY }, before: { type: "string" } },
+});
 const N = Number(values.calls);
+const BLOCK = 200;
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const builds: Array<[string, string]> = [["ours", values.binary!], ...(values.before ? [["before", values.before] as [string, string]] : [])];
 
 function homeWith(count: number): string {
   const home = mkdtempSync(join(tmpdir(), `bench-${count}-`));
@@ -29,54 +35,66 @@ function homeWith(count: number): string {
   return home;
 }
 
-// The upstream's own time: the same call, made directly with the SDK client.
-const direct = new Client({ name: "bench", version: "0" });
-await direct.connect(new StdioClientTransport({ command: "node", args: [EVERYTHING], stderr: "ignore" }));
-for (let i = 0; i < 50; i++) await direct.callTool({ name: "echo", arguments: { message: "x" } });
-const directMs: number[] = [];
-for (let i = 0; i < N; i++) {
-  const t0 = performance.now();
-  await direct.callTool({ name: "echo", arguments: { message: "x" } });
-  directMs.push(performance.now() - t0);
-}
-await direct.close();
-
-const home = homeWith(1);
-const bridge = await startBridge({ HOME: home, MCP_BRIDGE_RUNTIME: values.engine!, MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "bench-state-")) }, { cwd: home });
-const code = `
-import time, asyncio, json
-for _ in range(50):
-    await mcp_everything.echo(message='x')
+/** `n` sequential echo calls timed from sandbox code, as one run_python call. */
+const SEQ = (n: number) => `
+import time, json
 seq = []
-for _ in range(${N}):
+for _ in range(${n}):
     t0 = time.perf_counter()
     await mcp_everything.echo(message='x')
     seq.append((time.perf_counter() - t0) * 1000)
-t0 = time.perf_counter()
-await asyncio.gather(*[mcp_everything.echo(message='x') for _ in range(${N})])
-conc = time.perf_counter() - t0
-print(json.dumps({'seq': seq, 'conc_s': conc}))
-`;
-const r = await bridge.run(code, { servers: ["everything"], timeout: 120 });
-if (r.isError) throw new Error(r.text);
-const { seq, conc_s } = JSON.parse(String(r.structured.stdout)) as { seq: number[]; conc_s: number };
-await bridge.close();
+print(json.dumps(seq))`;
+
+const direct = new Client({ name: "bench", version: "0" });
+await direct.connect(new StdioClientTransport({ command: "node", args: [EVERYTHING], stderr: "ignore" }));
+const home = homeWith(1);
+const bridges = await Promise.all(builds.map(async ([name, bin]) => {
+  const b = await startBridge(bin, { HOME: home, MCP_BRIDGE_RUNTIME: values.engine!, MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "bench-state-")) });
+  return { name, b };
+}));
+const viaBridge = async (b: Awaited<ReturnType<typeof startBridge>>, n: number): Promise<number[]> => {
+  const r = (await b.client.callTool({ name: "run_python", arguments: { code: SEQ(n), servers: ["everything"], timeout: 120 } })) as { isError?: boolean; structuredContent?: { stdout?: string }; content: Array<{ text?: string }> };
+  if (r.isError) throw new Error(r.content[0]?.text);
+  return JSON.parse(String(r.structuredContent?.stdout)) as number[];
+};
+for (let i = 0; i < 100; i++) await direct.callTool({ name: "echo", arguments: { message: "x" } });
+for (const { b } of bridges) await viaBridge(b, 100);
+
+const loadBefore = conditions();
+const s: Record<string, number[]> = { direct: [] };
+for (let done = 0; done < N; done += BLOCK) {
+  for (let i = 0; i < BLOCK; i++) {
+    const t0 = performance.now();
+    await direct.callTool({ name: "echo", arguments: { message: "x" } });
+    s.direct!.push(performance.now() - t0);
+  }
+  for (const { name, b } of bridges) (s[name] ??= []).push(...(await viaBridge(b, BLOCK)));
+}
+const conc: Record<string, number> = {};
+for (const { name, b } of bridges) {
+  const r = await b.client.callTool({ name: "run_python", arguments: { code: `import asyncio, time\nt0 = time.perf_counter()\nawait asyncio.gather(*[mcp_everything.echo(message='x') for _ in range(${N})])\ntime.perf_counter() - t0`, servers: ["everything"], timeout: 120 } });
+  conc[name] = Number((r.structuredContent as { value?: string }).value);
+  await b.close();
+}
+await direct.close();
 
 const enc = getEncoding("o200k_base");
 const tokens: string[] = [];
 for (const count of [0, 3, 25]) {
   const h = homeWith(count);
-  const b = await startBridge({ HOME: h, MCP_BRIDGE_PREWARM: "0" }, { cwd: h });
+  const b = await startBridge(values.binary!, { HOME: h, MCP_BRIDGE_PREWARM: "0" });
   const list = await b.client.listTools();
   tokens.push(`${count} servers: ${enc.encode(JSON.stringify(list)).length}`);
   await b.close();
 }
 
-const f = (x: number) => x.toFixed(3);
-console.log(`engine ${values.engine}, ${N} calls of everything.echo`);
-console.log(`sandbox -> upstream -> sandbox, sequential: median ${f(pct(seq, 50))} ms, p99 ${f(pct(seq, 99))} ms`);
-console.log(`upstream alone (SDK client, direct):        median ${f(pct(directMs, 50))} ms, p99 ${f(pct(directMs, 99))} ms`);
-console.log(`bridge overhead per call:                   median ${f(pct(seq, 50) - pct(directMs, 50))} ms, p99 ${f(pct(seq, 99) - pct(directMs, 99))} ms`);
-console.log(`${N} concurrent calls (asyncio.gather):     ${conc_s.toFixed(3)} s = ${Math.round(N / conc_s)} calls/s`);
+const floor = summarize(s.direct!);
+console.log(`[${values.engine}] ${N} sequential calls of everything.echo in blocks of ${BLOCK} (${loadBefore} → ${conditions()})\n${HEADER}`);
+console.log(row("floor: the upstream alone (SDK client, direct)", floor));
+for (const { name } of bridges) {
+  const x = summarize(s[name]!);
+  console.log(row(`${name}: sandbox -> bridge -> upstream -> sandbox`, x, `overhead ${fmt(x.median - floor.median)} ms (median - median)`));
+}
+for (const { name } of bridges) console.log(`  ${name}: ${N} concurrent calls (asyncio.gather): ${conc[name]!.toFixed(3)} s = ${Math.round(N / conc[name]!)} calls/s`);
 console.log(`tools/list tokens (o200k): ${tokens.join(", ")}`);
 process.exit(0);
