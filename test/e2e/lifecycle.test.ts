@@ -162,7 +162,7 @@ describe.each(ENGINES)("lifecycle on %s", (engine) => {
 describe("missing pieces give actionable errors and the bridge keeps serving", () => {
   const engine = ENGINES[0]!;
 
-  test("a missing image names the command that fixes it", async () => {
+  test.each(ENGINES)("%s: a missing image names the command that fixes it", async (engine) => {
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:does-not-exist" });
     try {
       for (let i = 0; i < 2; i++) {
@@ -176,6 +176,28 @@ describe("missing pieces give actionable errors and the bridge keeps serving", (
       expect((await bridge.client.listTools()).tools.length).toBe(1);
     } finally {
       await bridge.close();
+    }
+  });
+
+  // No image check runs before a start (session/sandbox-start.ts): the start itself must notice.
+  test.each(ENGINES)("%s: an image removed while the bridge runs is noticed at the next start, and its return too", async (e) => {
+    const scratch = `mcp-code-exec-sandbox:lifecycle-${process.pid}-${e}`;
+    const tag = (...args: string[]) => Bun.spawnSync([e, ...args], { stdout: "ignore", stderr: "pipe" });
+    expect(tag("tag", IMAGE, scratch).exitCode).toBe(0);
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: e, MCP_BRIDGE_IMAGE: scratch, MCP_BRIDGE_PREWARM: "0" });
+    try {
+      expect((await bridge.run("1")).structured.value).toBe("1");
+      // Untagging our scratch name leaves the real image alone (it keeps its own tag).
+      expect(tag("rmi", scratch).exitCode).toBe(0);
+      const gone = await bridge.run("1", { reset: true });
+      expect(gone.isError).toBe(true);
+      expect(gone.text).toContain(`image ${scratch} not found`);
+      expect(gone.text).toContain("mcp-code-exec image build --offline");
+      expect(tag("tag", IMAGE, scratch).exitCode).toBe(0);
+      expect((await bridge.run("2")).structured.value).toBe("2");
+    } finally {
+      await bridge.close();
+      tag("rmi", scratch);
     }
   });
 
