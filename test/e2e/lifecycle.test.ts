@@ -160,7 +160,6 @@ describe.each(ENGINES)("lifecycle on %s", (engine) => {
 });
 
 describe("missing pieces give actionable errors and the bridge keeps serving", () => {
-
   test.each(ENGINES)("%s: a missing image names the command that fixes it", async (engine) => {
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:does-not-exist" });
     try {
