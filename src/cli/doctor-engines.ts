@@ -16,6 +16,8 @@ export interface Check {
   fix?: string;
   /** An engine selection passed over because it is not here; informational, never a failure. */
   skipped?: boolean;
+  /** Something that would work better here (a faster engine or runtime), shown under a passing check. */
+  tip?: string;
 }
 
 /** What the user configured; the adapter file wins over the engine name. */
@@ -25,12 +27,13 @@ export interface EngineChoice {
 }
 
 /** Probe the engines in selection order; `chosen` is what the bridge would use. */
-export async function engineChecks(choice: EngineChoice, options: AdapterOptions): Promise<{ checks: Check[]; chosen?: Selected }> {
+export async function engineChecks(choice: EngineChoice, options: AdapterOptions): Promise<{ checks: Check[]; chosen?: Selected; available: Selected[] }> {
   const pinned = choice.adapter ?? choice.runtime;
   const order = pinned ? [pinned] : AUTO_ORDER;
   const how = choice.adapter ? "MCP_BRIDGE_ADAPTER" : choice.runtime ? "MCP_BRIDGE_RUNTIME" : "auto: the first that answers is used";
   const checks: Check[] = [{ name: "selection order", ok: true, detail: `${order.join(", ")} (${how})` }];
   let chosen: Selected | undefined;
+  const available: Selected[] = [];
   let blockedBy: string | undefined;
   for (const name of order) {
     let label = name;
@@ -38,6 +41,7 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
       const adapter = await loadAdapter(name, options);
       label = adapter.name;
       const info = await adapter.probe();
+      available.push({ adapter, info });
       if (!chosen && !blockedBy) {
         chosen = { adapter, info };
         checks.push({ name: `engine ${label}`, ok: true, detail: describe(info) });
@@ -62,7 +66,7 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
         ? { name: "selection", ok: false, detail: `auto-selection stops at ${blockedBy}, which is installed but failing (see above)` }
         : { name: "selection", ok: false, detail: "no engine available", fix: pinned ? "see the engine's fix above" : "install podman (Debian/Ubuntu: apt-get install podman runc; macOS: brew install podman, then podman machine init --now) or Docker (docker.io, Docker Desktop, OrbStack, Colima)" },
     );
-    return { checks };
+    return { checks, available };
   }
   checks.push({ name: "selection", ok: true, detail: `would use ${chosen.adapter.name}${pinned ? ` (${how})` : ` (auto order: ${AUTO_ORDER.join(", ")})`}` });
   if (chosen.adapter.ensureRunning) {
@@ -71,10 +75,10 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
       checks.push({ name: `${chosen.adapter.name} running`, ok: true, detail: "the engine is up (started it if it was stopped)" });
     } catch (err) {
       checks.push({ name: `${chosen.adapter.name} running`, ok: false, detail: renderError(err), fix: err instanceof BridgeError ? err.hint : undefined });
-      return { checks };
+      return { checks, available };
     }
   }
-  return { checks, chosen };
+  return { checks, chosen, available };
 }
 
 function describe(info: EngineInfo): string {

@@ -8,6 +8,8 @@ import { parseSize } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import { isGvisor } from "../../adapters/oci-flags.ts";
 import { engineChecks, type Check } from "./doctor-engines.ts";
+import { speedChecks } from "./doctor-speed.ts";
+import { seccompProfilePath } from "../sandbox/seccomp.ts";
 import { removeAllContainersSync } from "../sandbox/live-containers.ts";
 
 /** Runs inside the sandbox and reports what it can see; parsed by verifyFlags. */
@@ -88,6 +90,8 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
     } else {
       checks.push({ name: "sandbox start", ok: true, detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"})` });
       checks.push(...verifyFlags(JSON.parse(pyToJson(outcome.value)) as ProbeReport, app, isGvisor(config.ociRuntime)));
+      const seccompProfile = seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) });
+      checks.push(...(await speedChecks({ chosen: engines.chosen, available: engines.available, config, env: app.env, seccompProfile })));
     }
   } catch (err) {
     checks.push({ name: "sandbox start", ok: false, detail: renderError(err), fix: (err instanceof BridgeError && err.hint) || `\`${adapter.name} run --rm ${config.image} true\` shows whether any container starts on this engine` });
@@ -217,6 +221,7 @@ function report(checks: Check[], json?: boolean): number {
     for (const c of checks) {
       process.stdout.write(`${c.skipped ? "skip" : c.ok ? "ok  " : "FAIL"}  ${c.name}: ${c.detail}\n`);
       if (!c.ok && c.fix) process.stdout.write(`      fix: ${c.fix}\n`);
+      if (c.ok && c.tip) process.stdout.write(`      tip: ${c.tip}\n`);
     }
     process.stdout.write(ok ? "\nAll checks passed.\n" : "\nSome checks failed: see the fixes above.\n");
   }
