@@ -51,13 +51,32 @@ def libc_call(name, *args):
     r = getattr(_libc, name)(*args)
     return (r, errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno())))
 import fcntl
+import struct
+def _outside_peer(fd):
+    """A socket whose peer is outside this sandbox (its pid reads 0 across the pid namespace)."""
+    try:
+        s = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        return False
+    try:
+        return struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0] == 0
+    except OSError:
+        return False
+    finally:
+        s.close()
 def proto_fds():
-    """Every hidden pipe this process can write to: the protocol channel is one of them."""
+    """Every hidden pipe this process can write to, and every socket to outside the sandbox: the
+    protocol channel is one of them (stdin/stdout pipes, or podman's socket at fd 3 kept at a private fd)."""
     out = []
     for fd in os.listdir("/proc/self/fd"):
         try:
             fd = int(fd)
-            if fd >= 3 and stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY and fd not in (1, 2):
+            if fd < 3:
+                continue
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISFIFO(mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                out.append(fd)
+            elif stat.S_ISSOCK(mode) and _outside_peer(fd):
                 out.append(fd)
         except OSError:
             pass
