@@ -2,6 +2,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createApp, VERSION } from "../app.ts";
 import { renderError } from "../errors.ts";
+import { IdleCollector } from "../host/memory.ts";
 import { reapOrphans } from "../reaper.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
@@ -12,6 +13,9 @@ import { guardParams } from "../server/wire.ts";
 
 /** How long the handshake may wait for the startup check (engine and image); see readiness.ts for why so short. */
 const READINESS_WAIT_MS = 250;
+
+/** Idle this long after the last message out, the bridge collects its garbage (host/memory.ts). */
+const IDLE_GC_MS = 2_000;
 
 /** How long after start-up the orphan sweep runs. */
 const ORPHAN_SWEEP_DELAY_MS = 5_000;
@@ -58,7 +62,10 @@ export async function serve(): Promise<void> {
   const { problem } = await readiness;
   if (shuttingDown) return;
   server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool, metrics: app.metrics, problem });
+  // Memory goes back once nothing has happened for a while: after start-up, after each burst of calls.
+  const idle = new IdleCollector(IDLE_GC_MS);
   const transport = new StdioTransport({
+    onSent: () => idle.touch(),
     stdin: process.stdin,
     stdout: process.stdout,
     maxMessageBytes: config.maxMessageBytes,

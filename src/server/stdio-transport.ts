@@ -16,6 +16,8 @@ export interface StdioTransportOptions {
   stdout: Writable;
   /** Largest message accepted, in bytes. */
   maxMessageBytes: number;
+  /** Told after each message sent (the bridge's idle garbage collection counts from there). */
+  onSent?: () => void;
   /** Told about every message refused, for the log. */
   onRefused?: (what: { reason: string; bytes: number; method?: string; answered: boolean }) => void;
 }
@@ -41,6 +43,7 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    this.#opts.onSent?.();
     return new Promise((resolve) => {
       if (this.#closed) return resolve();
       if (this.#opts.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
