@@ -2,7 +2,7 @@
 /**
  * Soak: 10,000 run_python calls and 100,000 proxied tool calls through one bridge, sampling the host's
  * process count, the bridge's open fds and RSS, and our container count before, during and after.
- * Nothing may grow without bound.
+ * Nothing may grow without bound, and idle RSS after the calls is compared with idle RSS before them.
  *   bun bench/soak.ts [--engine podman] [--runs 10000] [--calls 100000]
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -36,7 +36,9 @@ async function sample(label: string) {
 
 await bridge.run("1", { servers: ["everything"] });
 await bridge.run("await mcp_everything.echo(message='warm')");
-await sample("before");
+// The bridge collects its garbage 2 s after its last message (src/host/memory.ts): compare idle with idle.
+await Bun.sleep(3000);
+await sample("before, 3 s idle");
 let t0 = performance.now();
 for (let i = 1; i <= RUNS; i++) {
   const r = await bridge.run(`x = ${i}`);
