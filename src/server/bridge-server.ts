@@ -30,6 +30,7 @@ import { clientChannel } from "./client-requests.ts";
 import { checkRunRequest } from "./request-checks.ts";
 import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
 import { serverInstructions } from "./instructions.ts";
+import { lazyJsonSchemaValidator } from "./lazy-validator.ts";
 import { RESOURCE_NOT_FOUND, WireError } from "./wire.ts";
 
 export const TOOL_NAME = "run_python";
@@ -90,7 +91,7 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
   ];
   const server = new Server(
     { name: "mcp-code-exec", version: deps.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: serverInstructions(deps.pool().entries().map((e) => e.name), deps.problem) },
+    { capabilities: { tools: {}, resources: {} }, instructions: serverInstructions(deps.pool().entries().map((e) => e.name), deps.problem), jsonSchemaValidator: lazyJsonSchemaValidator() },
   );
   const result = (text: string, isError: boolean, structured: Record<string, unknown>, extra: CallToolResult["content"] = []): CallToolResult => ({
     content: [{ type: "text", text }, ...extra],
