@@ -56,6 +56,8 @@ for (let done = 0; done < CALLS; done += BATCH) {
 const callSecs = (performance.now() - t0) / 1000;
 await Bun.sleep(3000);
 await sample("after, 3 s idle");
+await Bun.sleep(5000);
+await sample("after, 8 s idle");
 const stats = JSON.parse(((await bridge.client.readResource({ uri: "resource://mcp-code-exec/stats" })).contents[0] as { text: string }).text);
 await bridge.close();
 await Bun.sleep(2000);
