@@ -2,6 +2,7 @@
  * One running sandbox container and the frame channel to its entrypoint. Moves bytes and matches
  * replies to requests; it does not know what a run means to the user (that is session.ts).
  */
+import { tmpdir } from "node:os";
 import type { ContainerSpec, RuntimeAdapter } from "../../adapters/types.ts";
 import { BridgeError } from "../errors.ts";
 import type { ChildProcess, SpawnOptions } from "../host/process.ts";
@@ -113,7 +114,9 @@ export class Sandbox {
     let child: ChildProcess;
     const spawnedAt = wallMs();
     try {
-      child = deps.spawn(command!, args, { env: deps.engineEnv, channel: deps.spec.channelFd !== undefined });
+      // Not the bridge's working directory (the user's project): podman's conmon writes a file named
+      // `oom` into its working directory when the container is OOM-killed.
+      child = deps.spawn(command!, args, { env: deps.engineEnv, cwd: tmpdir(), channel: deps.spec.channelFd !== undefined });
     } catch (err) {
       forgetContainer(deps.spec.name);
       throw new BridgeError("ENGINE_FAILED", `could not run ${command}: ${(err as Error).message}`, {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge, type BridgeHandle, type RunResult } from "../support/bridge.ts";
@@ -154,6 +154,9 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
 
   test("from the host: canaries unchanged, nothing of the sandbox outlives the bridge", async () => {
     expect(canaryFiles.map(hashOf)).toEqual(hashes);
+    // Nothing appeared in the bridge's working directory (the user's project): conmon writes `oom` into
+    // its own after the memory bomb, so the engine CLI must not run there.
+    expect(readdirSync(home).filter((n) => ![".ssh", ".config", "state"].includes(n))).toEqual([]);
     const pid = bridge.pid;
     await bridge.close();
     expect(await waitFor(async () => !(await listOurContainers(engine)).some((c) => c.owner.endsWith(`:${pid}`)), 30_000)).toBe(true);
