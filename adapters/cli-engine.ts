@@ -5,7 +5,7 @@
  */
 import { BridgeError, EngineUnavailableError } from "../src/errors.ts";
 import { runCommand, runCommandSync, which, type CommandResult } from "../src/host/process.ts";
-import { probeKey } from "../src/runtime/probe-cache.ts";
+import { probeKey } from "../src/engines/probe-cache.ts";
 import { hardeningFlags, parseLabels } from "./oci-flags.ts";
 import type { AdapterOptions, ContainerSpec, ContainerSummary, EngineInfo, RuntimeAdapter } from "./types.ts";
 

@@ -1,5 +1,5 @@
 /** Docker Engine (or Docker Desktop, OrbStack, Colima, Rancher Desktop) through the docker CLI. */
-import { dockerSocketCandidates, dockerUserChoice, existingSockets } from "../src/runtime/engine-locations.ts";
+import { dockerSocketCandidates, dockerUserChoice, existingSockets } from "../src/engines/locations.ts";
 import { createCliAdapter, imageHint, unavailableOrFailed, type Run } from "./cli-engine.ts";
 import type { AdapterOptions, RuntimeAdapter } from "./types.ts";
 

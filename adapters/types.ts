@@ -99,7 +99,7 @@ export interface AdapterOptions {
   log?: AdapterLog;
   /** Helpers lent by the bridge; always set for adapters loaded through MCP_BRIDGE_ADAPTER. */
   kit?: AdapterKit;
-  /** Where a probe's answer is kept between bridge runs (src/runtime/probe-cache.ts); none: always probe. */
+  /** Where a probe's answer is kept between bridge runs (src/engines/probe-cache.ts); none: always probe. */
   probeCache?: ProbeCache;
 }
 
@@ -110,7 +110,7 @@ export interface CachedProbe {
   connectFlags?: string[];
 }
 
-/** A store of probe answers keyed by engine, binary identity and environment (src/runtime/probe-cache.ts). */
+/** A store of probe answers keyed by engine, binary identity and environment (src/engines/probe-cache.ts). */
 export interface ProbeCache {
   get(key: string): CachedProbe | undefined;
   set(key: string, value: CachedProbe): void;

@@ -1,6 +1,6 @@
 # Rich results inside the sandbox: images (matplotlib figures left open, PIL images, McpImage,
 # runtime.show(obj)), DataFrames as compact tables, and files written to /tmp/outputs/. Installed by
-# runtime.py as the module `_mcp_display`; the host validates everything this sends.
+# interpreter.py as the module `_mcp_display`; the host validates everything this sends.
 import base64
 import io
 import json

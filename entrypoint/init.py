@@ -1,12 +1,12 @@
 # mcp-code-exec sandbox init. Runs INSIDE the container, before anything else, stdlib only.
 #
-# The container's first process forks here. The child returns and becomes the Python runtime
-# (runtime.py follows this file in the same source). The parent stays behind as the container's init,
-# out of the reach of the code the runtime runs:
-#   - it reaps every orphan reparented to it, so zombies never hold pids-limit slots (the runtime's
-#     own children stay the runtime's: user code that waits for its subprocesses still gets them);
+# The container's first process forks here. The child returns and becomes the Python interpreter
+# (interpreter.py follows this file in the same source). The parent stays behind as the container's init,
+# out of the reach of the code the interpreter runs:
+#   - it reaps every orphan reparented to it, so zombies never hold pids-limit slots (the interpreter's
+#     own children stay the interpreter's: user code that waits for its subprocesses still gets them);
 #   - it ends the container when its stdin hangs up (the bridge is gone), at the lifetime cap, or when
-#     the runtime exits, whatever user code does to the runtime;
+#     the interpreter exits, whatever user code does to the interpreter;
 #   - as PID 1 of the container's pid namespace, the kernel drops every signal sent to it from inside
 #     that has no handler here (SIGKILL and SIGSTOP included), and it is not dumpable, so same-uid code
 #     cannot ptrace it or write its memory through /proc.
@@ -37,7 +37,7 @@ def _init_main(lifetime_s, channel_fd):
         return
     pid1 = _os.getpid() == 1
     if not pid1:
-        # Under an engine-provided init (or on a developer's machine), orphans of the runtime still
+        # Under an engine-provided init (or on a developer's machine), orphans of the interpreter still
         # come here rather than to a process that may not reap them.
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
     _prctl(4, 0)  # PR_SET_DUMPABLE: no ptrace, no /proc/1/mem from same-uid code
@@ -46,7 +46,7 @@ def _init_main(lifetime_s, channel_fd):
     _os.close(null)
     poller = select.poll()
     poller.register(wake_r, select.POLLIN)
-    # Not POLLIN: the runtime reads the data. A hang-up (no writer left) means the bridge is gone: on
+    # Not POLLIN: the interpreter reads the data. A hang-up (no writer left) means the bridge is gone: on
     # stdin, and on the channel the bridge handed in when there is one (argv[2]).
     hangup = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)
     for fd in {0, channel_fd}:
@@ -82,7 +82,7 @@ def _child_exited(status):
     if _os.WIFSIGNALED(status):
         sig = _os.WTERMSIG(status)
         oom = _oom_kills()
-        _diag("runtime killed by signal %d%s" % (sig, "; oom_kills=%d" % oom if oom is not None else ""))
+        _diag("interpreter killed by signal %d%s" % (sig, "; oom_kills=%d" % oom if oom is not None else ""))
         _os._exit(128 + sig)
     _os._exit(_os.WEXITSTATUS(status) if _os.WIFEXITED(status) else 1)
 
@@ -90,7 +90,7 @@ def _child_exited(status):
 def _finish(child, code, why):
     _diag(why)
     if _os.getpid() != 1:
-        # As PID 1, exiting ends every process in the namespace; otherwise stop the runtime ourselves.
+        # As PID 1, exiting ends every process in the namespace; otherwise stop the interpreter ourselves.
         try:
             _os.kill(child, 9)
         except OSError:

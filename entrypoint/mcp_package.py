@@ -1,5 +1,5 @@
 # The `mcp` package inside the sandbox: proxies for the tools of configured MCP servers and the
-# discovery helpers (`from mcp import runtime`). Installed by runtime.py as the modules `mcp`,
+# discovery helpers (`from mcp import runtime`). Installed by interpreter.py as the modules `mcp`,
 # `mcp.runtime` and `mcp.servers.<alias>`; talks to the host through `_mcp_host` (rpc / rpc_sync).
 #
 # Result mapping (what a proxied call returns):

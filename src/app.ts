@@ -7,8 +7,8 @@ import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { loadPolicy, RunSlots, type Policy } from "./policy.ts";
-import { fileProbeCache } from "./runtime/probe-cache.ts";
-import { engineEnv, lazyEngine, type EngineSelector } from "./runtime/registry.ts";
+import { fileProbeCache } from "./engines/probe-cache.ts";
+import { engineEnv, lazyEngine, type EngineSelector } from "./engines/registry.ts";
 import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
@@ -50,7 +50,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const env = engineEnv(processEnv);
   // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
   // What an earlier bridge's probe learned is reused while the engine's binary is unchanged.
-  const engine = lazyEngine(config.adapter ?? config.runtime, { env, log, probeCache: fileProbeCache(config.stateDir, VERSION) });
+  const engine = lazyEngine(config.adapter ?? config.engine, { env, log, probeCache: fileProbeCache(config.stateDir, VERSION) });
   const policy = loadPolicy(processEnv, home);
   const slots = new RunSlots(policy.maxConcurrentRuns);
   // What this bridge starts (containers, upstream servers) is removed by a guard if the bridge is killed.

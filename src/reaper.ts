@@ -6,7 +6,7 @@
 import { hostname } from "node:os";
 import type { Logger } from "./log.ts";
 import { which } from "./host/process.ts";
-import { AUTO_ORDER, loadAdapter } from "./runtime/registry.ts";
+import { AUTO_ORDER, loadAdapter } from "./engines/registry.ts";
 import { MARK_LABEL, OWNER_LABEL } from "./session/container-spec.ts";
 
 export function isProcessAlive(pid: number): boolean {

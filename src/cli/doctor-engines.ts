@@ -5,7 +5,7 @@
  * failing stops auto-selection, so it fails the check when it comes before the first working one.
  */
 import { BridgeError, EngineUnavailableError, renderError } from "../errors.ts";
-import { AUTO_ORDER, loadAdapter, type Selected } from "../runtime/registry.ts";
+import { AUTO_ORDER, loadAdapter, type Selected } from "../engines/registry.ts";
 import type { AdapterOptions, EngineInfo } from "../../adapters/types.ts";
 
 /** One line of the doctor report. */
@@ -22,15 +22,15 @@ export interface Check {
 
 /** What the user configured; the adapter file wins over the engine name. */
 export interface EngineChoice {
-  runtime?: string;
+  engine?: string;
   adapter?: string;
 }
 
 /** Probe the engines in selection order; `chosen` is what the bridge would use. */
 export async function engineChecks(choice: EngineChoice, options: AdapterOptions): Promise<{ checks: Check[]; chosen?: Selected; available: Selected[] }> {
-  const pinned = choice.adapter ?? choice.runtime;
+  const pinned = choice.adapter ?? choice.engine;
   const order = pinned ? [pinned] : AUTO_ORDER;
-  const how = choice.adapter ? "MCP_BRIDGE_ADAPTER" : choice.runtime ? "MCP_BRIDGE_RUNTIME" : "auto: the first that answers is used";
+  const how = choice.adapter ? "MCP_BRIDGE_ADAPTER" : choice.engine ? "MCP_BRIDGE_RUNTIME" : "auto: the first that answers is used";
   const checks: Check[] = [{ name: "selection order", ok: true, detail: `${order.join(", ")} (${how})` }];
   let chosen: Selected | undefined;
   const available: Selected[] = [];

@@ -7,7 +7,7 @@
 import type { ContainerSpec } from "../../adapters/types.ts";
 import type { Config } from "../config/env.ts";
 import { runCommand, which } from "../host/process.ts";
-import type { Selected } from "../runtime/registry.ts";
+import type { Selected } from "../engines/registry.ts";
 import { containerSpec } from "../session/container-spec.ts";
 import type { Check } from "./doctor-engines.ts";
 

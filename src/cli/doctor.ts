@@ -70,7 +70,7 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   checks.push({ name: "engine search path", ok: true, detail: `engines are looked for on PATH, then where installers put them: ${app.env.PATH}` });
 
   // Engines, in selection order, with the reason each one was skipped.
-  const engines = await engineChecks({ runtime: config.runtime, adapter: config.adapter }, { env: app.env, log: app.log });
+  const engines = await engineChecks({ engine: config.engine, adapter: config.adapter }, { env: app.env, log: app.log });
   checks.push(...engines.checks);
   if (!engines.chosen) return report(checks, opts.json);
   const { adapter, info } = engines.chosen;
@@ -150,7 +150,7 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = f
   return [
     check("init (PID 1)", ourInit, ourInit
       ? "the sandbox's own init (PID 1) reaps orphans, enforces the lifetime cap and ends the sandbox when the bridge goes; no engine init helper (catatonit, tini) is needed, so none is used"
-      : `PID 1 is ${p.init_comm ?? "unknown"} and the runtime's parent is ${p.ppid}: something started its own init before the sandbox's`,
+      : `PID 1 is ${p.init_comm ?? "unknown"} and the interpreter's parent is ${p.ppid}: something started its own init before the sandbox's`,
       "remove --init (or an init of your own) from the engine's flags or your adapter: the sandbox brings its own"),
     check("unprivileged user", p.uid === uid && p.gid === (gid ?? uid), `uid=${p.uid} gid=${p.gid}`, `${ignored("--user")}; MCP_BRIDGE_CONTAINER_USER is ${config.user}`),
     check("no capabilities", /^0+$/.test(p.cap_eff ?? ""), `CapEff=${p.cap_eff}`, ignored("--cap-drop ALL")),

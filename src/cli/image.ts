@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../config/env.ts";
 import { BridgeError } from "../errors.ts";
 import { runCommand, spawnChild, which } from "../host/process.ts";
-import { engineEnv, selectEngine, type Selected } from "../runtime/registry.ts";
+import { engineEnv, selectEngine, type Selected } from "../engines/registry.ts";
 import BUILD_IMAGE_SH from "../../scripts/build-image.sh" with { type: "text" };
 
 /** The image `image build` makes unless --tag says otherwise. */
@@ -27,7 +27,7 @@ const say = (s: string) => process.stdout.write(`${s}\n`);
 async function context(opts: ImageOptions): Promise<{ selected: Selected; image: string; env: Record<string, string> }> {
   const config = loadConfig(process.env, process.env.HOME || homedir());
   const env = engineEnv(process.env);
-  const selected = await selectEngine(opts.engine ?? config.runtime, { env });
+  const selected = await selectEngine(opts.engine ?? config.engine, { env });
   return { selected, image: opts.image ?? config.image, env };
 }
 

@@ -288,8 +288,9 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
 };
 
 export interface Config {
-  runtime: string | undefined;
-  /** Absolute path of an external adapter module (MCP_BRIDGE_ADAPTER); wins over `runtime`. */
+  /** The engine named by MCP_BRIDGE_RUNTIME (podman, docker, ...); undefined = auto-selection. */
+  engine: string | undefined;
+  /** Absolute path of an external adapter module (MCP_BRIDGE_ADAPTER); wins over `engine`. */
   adapter: string | undefined;
   image: string;
   timeoutSec: number;
@@ -356,7 +357,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
   }
   const runtime = values.MCP_BRIDGE_RUNTIME as string | undefined;
   return {
-    runtime: runtime && runtime !== "auto" ? runtime : undefined,
+    engine: runtime && runtime !== "auto" ? runtime : undefined,
     adapter: values.MCP_BRIDGE_ADAPTER as string | undefined,
     image: values.MCP_BRIDGE_IMAGE as string,
     timeoutSec: timeout as number,

@@ -1,6 +1,6 @@
 /**
  * Subprocesses, for Bun and Deno alike. Core code imports these functions and never sees `Bun.` or
- * `Deno.`: the implementation is picked here, once, from the runtime that is running us
+ * `Deno.`: the implementation is picked here, once, from the JavaScript runtime running us (JS_HOST)
  * (src/host/bun-process.ts or src/host/deno-process.ts).
  */
 import { BUN_PROCESS } from "./bun-process.ts";
@@ -52,12 +52,12 @@ export interface HostProcess {
 }
 
 /** "deno" under Deno, otherwise "bun" (the compiled binary is Bun). */
-export const HOST_RUNTIME: "bun" | "deno" = "Deno" in globalThis ? "deno" : "bun";
+export const JS_HOST: "bun" | "deno" = "Deno" in globalThis ? "deno" : "bun";
 
 /** Whether spawnChild can give a child a channel at fd 3 (SpawnOptions.channel): Bun can, Deno cannot. */
-export const CAN_PASS_CHANNEL: boolean = HOST_RUNTIME === "bun";
+export const CAN_PASS_CHANNEL: boolean = JS_HOST === "bun";
 
-const host: HostProcess = HOST_RUNTIME === "deno" ? DENO_PROCESS : BUN_PROCESS;
+const host: HostProcess = JS_HOST === "deno" ? DENO_PROCESS : BUN_PROCESS;
 
 /** Find an executable on PATH (or check an explicit path); null when absent. */
 export function which(command: string, path?: string): string | null {

@@ -4,7 +4,7 @@
  */
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { HOST_RUNTIME, which } from "./process.ts";
+import { JS_HOST, which } from "./process.ts";
 
 /** argv[0] and the rest, every path absolute. */
 export interface Launch {
@@ -29,7 +29,7 @@ export function selfLaunch(env: Record<string, string | undefined> = process.env
   }
   const script = resolve(process.argv[1] ?? "src/main.ts");
   const command = isAbsolute(process.execPath) ? process.execPath : (which(process.execPath, env.PATH ?? "") ?? process.execPath);
-  return HOST_RUNTIME === "deno" ? { command, args: ["run", "-A", script] } : { command, args: [script] };
+  return JS_HOST === "deno" ? { command, args: ["run", "-A", script] } : { command, args: [script] };
 }
 
 /**

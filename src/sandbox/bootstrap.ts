@@ -7,7 +7,7 @@
 import DISPLAY_PY from "../../entrypoint/display.py" with { type: "text" };
 import INIT_PY from "../../entrypoint/init.py" with { type: "text" };
 import MCP_PACKAGE_PY from "../../entrypoint/mcp_package.py" with { type: "text" };
-import RUNTIME_PY from "../../entrypoint/runtime.py" with { type: "text" };
+import INTERPRETER_PY from "../../entrypoint/interpreter.py" with { type: "text" };
 import { PROTOCOL } from "./protocol.ts";
 
 /**
@@ -21,10 +21,10 @@ export const BOOT_MARK = (name: string): string => `_BOOT[${JSON.stringify(name)
 const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
 
 /**
- * init.py (the container's own init: it forks, and only the child goes on), then runtime.py preceded by
+ * init.py (the container's own init: it forks, and only the child goes on), then interpreter.py preceded by
  * the protocol contract (protocol.ts) and the sources of the modules it installs.
  */
-export const ENTRYPOINT_SOURCE: string = `${BOOT_MARK("compiled")}\n${INIT_PY}\nPROTOCOL = __import__("json").loads(${JSON.stringify(JSON.stringify(PROTOCOL))})\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${RUNTIME_PY}`;
+export const ENTRYPOINT_SOURCE: string = `${BOOT_MARK("compiled")}\n${INIT_PY}\nPROTOCOL = __import__("json").loads(${JSON.stringify(JSON.stringify(PROTOCOL))})\nEMBEDDED_MODULES = ${JSON.stringify(EMBEDDED_MODULES)}\n${INTERPRETER_PY}`;
 
 export const BOOTSTRAP = [
   "import os,sys,time",

@@ -1,5 +1,5 @@
 /**
- * The frame format between the bridge and entrypoint/runtime.py: one JSON object per line, UTF-8.
+ * The frame format between the bridge and entrypoint/interpreter.py: one JSON object per line, UTF-8.
  * Everything the sandbox sends is untrusted: each frame is size-capped and validated here, and a bad
  * frame is reported with context, never a crash.
  *

@@ -378,7 +378,7 @@ export class Sandbox {
 /** Why a sandbox ended that we did not stop: its init (entrypoint/init.py) says, where it could. */
 function describeExit(code: number | null, memory: string, stderrTail: string): string {
   if (/\[sandbox-init\] lifetime cap reached/.test(stderrTail)) return "it reached its lifetime cap (MCP_BRIDGE_CONTAINER_LIFETIME)";
-  const killed = /\[sandbox-init\] runtime killed by signal (\d+)(?:; oom_kills=(\d+))?/.exec(stderrTail);
+  const killed = /\[sandbox-init\] interpreter killed by signal (\d+)(?:; oom_kills=(\d+))?/.exec(stderrTail);
   if (killed) {
     const [, sig, ooms] = killed;
     if (ooms !== undefined && Number(ooms) > 0) return `it ran out of memory (limit ${memory}, MCP_BRIDGE_MEMORY): the kernel killed the interpreter`;

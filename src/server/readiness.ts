@@ -16,7 +16,7 @@ import * as z from "zod";
 import type { Config } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Selected } from "../runtime/registry.ts";
+import type { Selected } from "../engines/registry.ts";
 
 export interface Readiness {
   /** What stops run_python from working, with its fix; undefined when ready or unknown. */
@@ -54,7 +54,7 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
 export function startupReadiness(deps: { config: Config; engine: () => Promise<Selected>; log: Logger }, waitMs: number): Promise<Readiness> {
   const { config } = deps;
   const file = join(config.stateDir, "readiness.json");
-  const key = `${config.adapter ?? config.runtime ?? "auto"} ${config.image}`;
+  const key = `${config.adapter ?? config.engine ?? "auto"} ${config.image}`;
   const last = recall(file, key);
   const check = checkReadiness(deps).then((r) => {
     if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers

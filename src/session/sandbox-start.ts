@@ -1,7 +1,7 @@
 /**
  * Starting a session's sandbox as soon as possible, and explaining a start that failed. Nothing that
  * can be learned from the start itself is asked first: the engine's probe comes from the cache of
- * an earlier run when the binary is unchanged (src/runtime/probe-cache.ts), and the image is not
+ * an earlier run when the binary is unchanged (src/engines/probe-cache.ts), and the image is not
  * checked beforehand (`--pull never` makes a missing image fail the start, and the engine says so).
  * A failure is then looked at closely: a start that fails on a cached probe is retried once after
  * probing the engine afresh, and a failure the engine did not explain is checked against the image.
@@ -12,7 +12,7 @@ import { isGvisor } from "../../adapters/oci-flags.ts";
 import { BridgeError } from "../errors.ts";
 import { CAN_PASS_CHANNEL, type ChildProcess, type SpawnOptions } from "../host/process.ts";
 import type { Logger } from "../log.ts";
-import type { Selected } from "../runtime/registry.ts";
+import type { Selected } from "../engines/registry.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
@@ -25,7 +25,7 @@ const CHANNEL_FD = 3;
 export interface StartDeps {
   config: Config;
   engine: () => Promise<Selected>;
-  /** Forget a cached engine probe; true when there was one (runtime/registry.ts EngineSelector). */
+  /** Forget a cached engine probe; true when there was one (engines/registry.ts EngineSelector). */
   refreshEngine?: () => boolean;
   spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
   engineEnv: Record<string, string>;

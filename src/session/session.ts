@@ -10,7 +10,7 @@ import type { ChildProcess, SpawnOptions } from "../host/process.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../policy.ts";
-import type { Selected } from "../runtime/registry.ts";
+import type { Selected } from "../engines/registry.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
 import { Deadline } from "./deadline.ts";

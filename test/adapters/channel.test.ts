@@ -12,7 +12,7 @@ import docker from "../../adapters/docker.ts";
 import podman from "../../adapters/podman.ts";
 import { createApp } from "../../src/app.ts";
 import { createLogger } from "../../src/log.ts";
-import { engineEnv } from "../../src/runtime/registry.ts";
+import { engineEnv } from "../../src/engines/registry.ts";
 import type { Session } from "../../src/session/session.ts";
 import { ENGINES, IMAGE } from "../support/env.ts";
 import { specFor } from "./contract.ts";

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { engineChecks } from "../../src/cli/doctor-engines.ts";
-import { engineEnv } from "../../src/runtime/registry.ts";
+import { engineEnv } from "../../src/engines/registry.ts";
 import { fakeCli } from "./fakes.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
@@ -48,7 +48,7 @@ describe("doctor: engines", () => {
 
   test("a pinned engine that is not here is a failure, not a skip", async () => {
     const PATH = onlyFakes({ docker: DOCKER_OK });
-    const { checks } = await engineChecks({ runtime: "nerdctl" }, { env: { PATH } });
+    const { checks } = await engineChecks({ engine: "nerdctl" }, { env: { PATH } });
     expect(checks[0]?.detail).toBe("nerdctl (MCP_BRIDGE_RUNTIME)");
     expect(checks.find((c) => c.name === "engine nerdctl")).toMatchObject({ ok: false });
     expect(checks.some((c) => c.name === "engine docker")).toBe(false);

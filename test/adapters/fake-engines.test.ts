@@ -9,7 +9,7 @@ import podmanMachine, { pickConnection, pickMachine } from "../../adapters/podma
 import { hardeningFlags } from "../../adapters/oci-flags.ts";
 import type { AdapterLog } from "../../adapters/types.ts";
 import { EngineUnavailableError } from "../../src/errors.ts";
-import { engineEnv, selectEngine } from "../../src/runtime/registry.ts";
+import { engineEnv, selectEngine } from "../../src/engines/registry.ts";
 import { ENGINES, IMAGE } from "../support/env.ts";
 import { adapterContract, specFor } from "./contract.ts";
 import { fakeCli, fakeNerdctl, fakePodmanMachine } from "./fakes.ts";

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import podman from "../../adapters/podman.ts";
 import { createApp } from "../../src/app.ts";
 import { which } from "../../src/host/process.ts";
-import { fileProbeCache, PROBE_CACHE_FILE, probeKey } from "../../src/runtime/probe-cache.ts";
-import { engineEnv } from "../../src/runtime/registry.ts";
+import { fileProbeCache, PROBE_CACHE_FILE, probeKey } from "../../src/engines/probe-cache.ts";
+import { engineEnv } from "../../src/engines/registry.ts";
 import { ENGINES, IMAGE } from "../support/env.ts";
 import { fakeCli } from "./fakes.ts";
 

@@ -1,7 +1,7 @@
 /** The adapter contract against the real engines installed on this machine. */
 import podman from "../../adapters/podman.ts";
 import docker from "../../adapters/docker.ts";
-import { engineEnv } from "../../src/runtime/registry.ts";
+import { engineEnv } from "../../src/engines/registry.ts";
 import { ENGINES, IMAGE } from "../support/env.ts";
 import { adapterContract } from "./contract.ts";
 

@@ -20,7 +20,7 @@ async function py(expr: string): Promise<unknown> {
   return JSON.parse(r.stdout!);
 }
 
-const PY_SOURCES = ["runtime.py", "mcp_package.py", "display.py", "init.py"].map((f) => readFileSync(join(ROOT, "entrypoint", f), "utf8")).join("\n");
+const PY_SOURCES = ["interpreter.py", "mcp_package.py", "display.py", "init.py"].map((f) => readFileSync(join(ROOT, "entrypoint", f), "utf8")).join("\n");
 
 describe("host ↔ sandbox contract", () => {
   test("the Python side handles exactly the host frame kinds", async () => {

@@ -8,7 +8,7 @@ import docker from "../../adapters/docker.ts";
 import type { RuntimeAdapter } from "../../adapters/types.ts";
 import { spawnChild } from "../../src/host/process.ts";
 import { silentLogger } from "../../src/log.ts";
-import { engineEnv } from "../../src/runtime/registry.ts";
+import { engineEnv } from "../../src/engines/registry.ts";
 import { Sandbox } from "../../src/sandbox/sandbox.ts";
 import { specFor } from "../adapters/contract.ts";
 import { IMAGE } from "../support/env.ts";

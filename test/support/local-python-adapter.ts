@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ContainerSpec, ContainerSummary, EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
 import { EngineUnavailableError } from "../../src/errors.ts";
-import type { Selected } from "../../src/runtime/registry.ts";
+import type { Selected } from "../../src/engines/registry.ts";
 
 // The distribution python3 (what the sandbox image has), not a version manager's shim on PATH.
 const PYTHON = Bun.which("python3", { PATH: `/usr/bin:/bin:${process.env.PATH ?? ""}` });

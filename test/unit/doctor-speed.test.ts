@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { ContainerSpec, RuntimeAdapter } from "../../adapters/types.ts";
 import { speedChecks } from "../../src/cli/doctor-speed.ts";
 import { loadConfig } from "../../src/config/env.ts";
-import type { Selected } from "../../src/runtime/registry.ts";
+import type { Selected } from "../../src/engines/registry.ts";
 
 function fakeEngine(name: string, argv: (spec: ContainerSpec) => string[], ociRuntime = "runc"): Selected {
   const adapter = {

@@ -12,14 +12,14 @@ describe("environment configuration", () => {
     expect(c).toMatchObject({
       image: "python:3.13-slim", timeoutSec: 30, maxTimeoutSec: 120, memory: "512m", pids: 128,
       user: "65534:65534", idleTimeoutSec: 300, outputMode: "compact", logLevel: "INFO", outputCap: 65536,
-      stateDir: "/home/u/.local/state/mcp-code-exec", runtime: undefined, prewarm: true,
+      stateDir: "/home/u/.local/state/mcp-code-exec", engine: undefined, prewarm: true,
     });
   });
 
   test("units and spellings users write are accepted", () => {
     const c = load({ MCP_BRIDGE_TIMEOUT: "90s", MCP_BRIDGE_MAX_TIMEOUT: "5m", MCP_BRIDGE_OUTPUT_CAP: "1k", MCP_BRIDGE_LOG_LEVEL: "warn", MCP_BRIDGE_OUTPUT_MODE: "JSON", MCP_BRIDGE_RUNTIME: "Docker", MCP_BRIDGE_PREWARM: "off", XDG_STATE_HOME: "/x" });
-    expect(c).toMatchObject({ timeoutSec: 90, maxTimeoutSec: 300, outputCap: 1024, logLevel: "WARNING", outputMode: "json", runtime: "docker", prewarm: false, stateDir: "/x/mcp-code-exec" });
-    expect(load({ MCP_BRIDGE_RUNTIME: "auto" }).runtime).toBeUndefined();
+    expect(c).toMatchObject({ timeoutSec: 90, maxTimeoutSec: 300, outputCap: 1024, logLevel: "WARNING", outputMode: "json", engine: "docker", prewarm: false, stateDir: "/x/mcp-code-exec" });
+    expect(load({ MCP_BRIDGE_RUNTIME: "auto" }).engine).toBeUndefined();
   });
 
   test("every bad variable is named with its value in one error", () => {

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/env.ts";
 import { BridgeError, EngineUnavailableError } from "../../src/errors.ts";
-import { adapterProblems, loadExternalAdapter } from "../../src/runtime/external-adapter.ts";
-import { selectEngine } from "../../src/runtime/registry.ts";
+import { adapterProblems, loadExternalAdapter } from "../../src/engines/external-adapter.ts";
+import { selectEngine } from "../../src/engines/registry.ts";
 
 const DIR = mkdtempSync(join(tmpdir(), "external-adapters-"));
 let n = 0;

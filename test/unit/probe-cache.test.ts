@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CachedProbe } from "../../adapters/types.ts";
-import { fileProbeCache, PROBE_CACHE_FILE, PROBE_CACHE_MAX_AGE_MS, probeKey } from "../../src/runtime/probe-cache.ts";
+import { fileProbeCache, PROBE_CACHE_FILE, PROBE_CACHE_MAX_AGE_MS, probeKey } from "../../src/engines/probe-cache.ts";
 
 const dir = () => mkdtempSync(join(tmpdir(), "probe-cache-"));
 const probe = (extra: Partial<CachedProbe> = {}): CachedProbe => ({

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/env.ts";
 import { createLogger } from "../../src/log.ts";
-import type { Selected } from "../../src/runtime/registry.ts";
+import type { Selected } from "../../src/engines/registry.ts";
 import { startupReadiness } from "../../src/server/readiness.ts";
 
 const log = createLogger("ERROR", "text");

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BridgeError, EngineUnavailableError } from "../../src/errors.ts";
-import { engineEnv, lazyEngine, selectEngine, type SelectionAttempt } from "../../src/runtime/registry.ts";
+import { engineEnv, lazyEngine, selectEngine, type SelectionAttempt } from "../../src/engines/registry.ts";
 
 /** A PATH holding only fake engine CLIs (tiny shell scripts), so selection can be tested in isolation. */
 function fakePath(scripts: Record<string, string>): string {

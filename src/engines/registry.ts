@@ -5,7 +5,7 @@
  */
 import { BridgeError, EngineUnavailableError } from "../errors.ts";
 import type { AdapterFactory, AdapterOptions, EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
-import { enginePath } from "./engine-locations.ts";
+import { enginePath } from "./locations.ts";
 import { isAdapterPath, loadExternalAdapter } from "./external-adapter.ts";
 
 /** Built-in engines by name, each a literal import so the compiled binary carries it. */

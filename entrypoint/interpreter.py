@@ -1,4 +1,4 @@
-# mcp-code-exec sandbox runtime. Runs INSIDE the container, stdlib only.
+# mcp-code-exec sandbox interpreter: the persistent Python process that runs the code. INSIDE the container, stdlib only.
 #
 # The host sends this file over the container's stdin (see src/sandbox/bootstrap.ts) and then speaks
 # newline-delimited JSON frames on the same pipe. Before any user code runs, the protocol moves to
