@@ -71,7 +71,11 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
   const checked = async (args: string[], what: string): Promise<CommandResult> => {
     const r = await run(args);
     if (r.exitCode !== 0) {
-      throw new BridgeError("ENGINE_FAILED", `${what} failed: \`${[profile.binary, ...prefix, ...args].join(" ")}\` exited ${r.exitCode ?? "by signal"}${r.timedOut ? " (timed out)" : ""}: ${r.stderr.trim().slice(0, 500)}`, { source: profile.name });
+      throw new BridgeError(
+        "ENGINE_FAILED",
+        `${what} failed: \`${[profile.binary, ...prefix, ...args].join(" ")}\` exited ${r.exitCode ?? "by signal"}${r.timedOut ? " (timed out)" : ""}: ${r.stderr.trim().slice(0, 500)}`,
+        { source: profile.name },
+      );
     }
     return r;
   };
@@ -148,7 +152,11 @@ export function parseContainerList(stdout: string): ContainerSummary[] {
   if (!text) return [];
   let rows: unknown[];
   if (text.startsWith("[")) rows = JSON.parse(text) as unknown[];
-  else rows = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as unknown);
+  else
+    rows = text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as unknown);
   return rows.map((row) => {
     const r = row as Record<string, unknown>;
     const names = r.Names;
@@ -175,9 +183,17 @@ export function unavailableOrFailed(engine: string, r: CommandResult, patterns: 
   if (r.timedOut || patterns.some((p) => p.test(text))) {
     return new EngineUnavailableError(engine, `${engine} is installed but not answering: ${firstLine(text) || "timed out"}`, hint);
   }
-  return new BridgeError("ENGINE_FAILED", `\`${engine} ${r.args.join(" ")}\` failed (exit ${r.exitCode}): ${text.slice(0, 800)}`, { source: engine, hint });
+  return new BridgeError("ENGINE_FAILED", `\`${engine} ${r.args.join(" ")}\` failed (exit ${r.exitCode}): ${text.slice(0, 800)}`, {
+    source: engine,
+    hint,
+  });
 }
 
 function firstLine(s: string): string {
-  return s.split("\n").find((l) => l.trim())?.trim() ?? "";
+  return (
+    s
+      .split("\n")
+      .find((l) => l.trim())
+      ?.trim() ?? ""
+  );
 }

@@ -3,7 +3,12 @@ import { dockerSocketCandidates, dockerUserChoice, existingSockets } from "../sr
 import { createCliAdapter, imageHint, unavailableOrFailed, type Run } from "./cli-engine.ts";
 import type { AdapterOptions, RuntimeAdapter } from "./types.ts";
 
-const NOT_ANSWERING = [/cannot connect to the docker daemon/i, /is the docker daemon running/i, /permission denied.*docker\.sock/i, /error during connect/i];
+const NOT_ANSWERING = [
+  /cannot connect to the docker daemon/i,
+  /is the docker daemon running/i,
+  /permission denied.*docker\.sock/i,
+  /error during connect/i,
+];
 const NOT_ANSWERING_HINT = "start the Docker daemon (or Docker Desktop, OrbStack, Colima), or set MCP_BRIDGE_RUNTIME=podman";
 
 export default function docker(options: AdapterOptions): RuntimeAdapter {
@@ -11,7 +16,8 @@ export default function docker(options: AdapterOptions): RuntimeAdapter {
     {
       name: "docker",
       binary: "docker",
-      installHint: "install Docker (Debian: apt-get install docker.io; macOS: Docker Desktop, OrbStack or Colima) or set MCP_BRIDGE_RUNTIME=podman",
+      installHint:
+        "install Docker (Debian: apt-get install docker.io; macOS: Docker Desktop, OrbStack or Colima) or set MCP_BRIDGE_RUNTIME=podman",
       async probe(run) {
         let r = await version(run);
         let connectFlags: string[] | undefined;

@@ -22,7 +22,8 @@ const NOT_ANSWERING = [
   /context deadline exceeded/i,
   /no such file or directory.*sock/i,
 ];
-const NOT_ANSWERING_HINT = "start containerd (`systemctl start containerd`, or `containerd-rootless-setuptool.sh install` for rootless), or set MCP_BRIDGE_RUNTIME=podman";
+const NOT_ANSWERING_HINT =
+  "start containerd (`systemctl start containerd`, or `containerd-rootless-setuptool.sh install` for rootless), or set MCP_BRIDGE_RUNTIME=podman";
 
 export default function nerdctl(options: AdapterOptions): RuntimeAdapter {
   return createCliAdapter(NERDCTL_PROFILE, options);
@@ -31,17 +32,28 @@ export default function nerdctl(options: AdapterOptions): RuntimeAdapter {
 const NERDCTL_PROFILE: CliEngineProfile = {
   name: "nerdctl",
   binary: "nerdctl",
-  installHint: "install nerdctl with containerd (a nerdctl-full release, or Rancher Desktop / Lima), or set MCP_BRIDGE_RUNTIME=podman or docker",
+  installHint:
+    "install nerdctl with containerd (a nerdctl-full release, or Rancher Desktop / Lima), or set MCP_BRIDGE_RUNTIME=podman or docker",
   async probe(run) {
     const v = await run(["version", "--format", "{{json .}}"]);
     if (v.exitCode !== 0) throw unavailableOrFailed("nerdctl", v, NOT_ANSWERING, NOT_ANSWERING_HINT);
     const info = await run(["info", "--format", "{{json .}}"]);
     if (info.exitCode !== 0) throw unavailableOrFailed("nerdctl", info, NOT_ANSWERING, NOT_ANSWERING_HINT);
-    const version = JSON.parse(v.stdout) as { Client?: { Version?: string }; Server?: { Components?: Array<{ Name?: string; Version?: string }> } };
-    const facts = JSON.parse(info.stdout) as { ServerVersion?: string; CgroupVersion?: string; CgroupDriver?: string; Plugins?: { Log?: string[] } };
+    const version = JSON.parse(v.stdout) as {
+      Client?: { Version?: string };
+      Server?: { Components?: Array<{ Name?: string; Version?: string }> };
+    };
+    const facts = JSON.parse(info.stdout) as {
+      ServerVersion?: string;
+      CgroupVersion?: string;
+      CgroupDriver?: string;
+      Plugins?: { Log?: string[] };
+    };
     const containerd = version.Server?.Components?.find((c) => c.Name === "containerd")?.Version ?? facts.ServerVersion ?? "unknown";
     const warnings = [
-      ...(facts.Plugins?.Log?.includes("none") ? [] : ["no `none` log driver (nerdctl < 2.0): sandbox output may be kept in nerdctl's log; upgrade nerdctl"]),
+      ...(facts.Plugins?.Log?.includes("none")
+        ? []
+        : ["no `none` log driver (nerdctl < 2.0): sandbox output may be kept in nerdctl's log; upgrade nerdctl"]),
     ];
     return {
       version: (version.Client?.Version ?? "unknown").replace(/^v/, ""),

@@ -33,7 +33,12 @@ export default function podmanMachine(options: AdapterOptions): RuntimeAdapter {
 
   const resolveBinary = (): string => {
     binary ??= which(options.binary ?? "podman", options.env.PATH) ?? undefined;
-    if (!binary) throw new EngineUnavailableError(NAME, `${options.binary ?? "podman"} not found on PATH`, "install Podman Desktop or the podman CLI, then `podman machine init`");
+    if (!binary)
+      throw new EngineUnavailableError(
+        NAME,
+        `${options.binary ?? "podman"} not found on PATH`,
+        "install Podman Desktop or the podman CLI, then `podman machine init`",
+      );
     return binary;
   };
   const run = (args: string[], timeoutMs = 20_000) => runCommand(resolveBinary(), args, { env: options.env, timeoutMs });
@@ -60,9 +65,17 @@ export default function podmanMachine(options: AdapterOptions): RuntimeAdapter {
         const version = /(\d+\.\d+[\w.+-]*)/.exec((await run(["--version"])).stdout)?.[1] ?? "unknown";
         machineName = m.name;
         const commandPrefix = connection ? ["--connection", connection] : [];
-        inner = createCliAdapter({ ...PODMAN_PROFILE, name: NAME, commandPrefix, passesFds: undefined }, { ...options, binary: bin, probeCache: undefined });
+        inner = createCliAdapter(
+          { ...PODMAN_PROFILE, name: NAME, commandPrefix, passesFds: undefined },
+          { ...options, binary: bin, probeCache: undefined },
+        );
         const state = m.running ? "running" : m.starting ? "starting" : "stopped (started on first use)";
-        return { engine: NAME, binary: bin, version, details: { machine: m.name, state, vmType: m.vmType, connection: connection ?? "default" } };
+        return {
+          engine: NAME,
+          binary: bin,
+          version,
+          details: { machine: m.name, state, vmType: m.vmType, connection: connection ?? "default" },
+        };
       })();
       probed.catch(() => {
         probed = undefined;
@@ -108,16 +121,24 @@ export default function podmanMachine(options: AdapterOptions): RuntimeAdapter {
       const t0 = Date.now();
       const r = await run(["machine", "start", m.name], START_TIMEOUT_MS);
       if (r.exitCode !== 0 && !/already running/i.test(r.stderr)) {
-        throw new BridgeError("ENGINE_FAILED", `could not start podman machine ${m.name}: ${(r.stderr || r.stdout).trim().slice(-600) || `exit ${r.exitCode}`}`, {
-          source: NAME,
-          hint: `run \`podman machine start ${m.name}\` yourself to see why, or set MCP_BRIDGE_RUNTIME to another engine`,
-        });
+        throw new BridgeError(
+          "ENGINE_FAILED",
+          `could not start podman machine ${m.name}: ${(r.stderr || r.stdout).trim().slice(-600) || `exit ${r.exitCode}`}`,
+          {
+            source: NAME,
+            hint: `run \`podman machine start ${m.name}\` yourself to see why, or set MCP_BRIDGE_RUNTIME to another engine`,
+          },
+        );
       }
       log.info("podman machine started", { machine: m.name, ms: Date.now() - t0 });
     }
     // Someone else is starting it, or start returned before the VM answers: wait until it is up.
     while (!(m = await machine()).running) {
-      if (Date.now() > deadline) throw new BridgeError("ENGINE_FAILED", `podman machine ${m.name} did not come up within ${START_TIMEOUT_MS / 1000}s`, { source: NAME, hint: "check `podman machine list` and `podman machine start`" });
+      if (Date.now() > deadline)
+        throw new BridgeError("ENGINE_FAILED", `podman machine ${m.name} did not come up within ${START_TIMEOUT_MS / 1000}s`, {
+          source: NAME,
+          hint: "check `podman machine list` and `podman machine start`",
+        });
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
@@ -141,7 +162,10 @@ function listFailed(r: CommandResult): Error {
   if (/as root|unknown command|unrecognized command|not supported|no such command/i.test(text)) {
     return new EngineUnavailableError(NAME, `podman machine is not available: ${text.split("\n")[0]}`, NO_MACHINE_HINT);
   }
-  return new BridgeError("ENGINE_FAILED", `\`podman machine list\` failed (exit ${r.exitCode}): ${text.slice(0, 600)}`, { source: NAME, hint: "run `podman machine list` to see why" });
+  return new BridgeError("ENGINE_FAILED", `\`podman machine list\` failed (exit ${r.exitCode}): ${text.slice(0, 600)}`, {
+    source: NAME,
+    hint: "run `podman machine list` to see why",
+  });
 }
 
 /** The default machine, else a running one, else the first. */

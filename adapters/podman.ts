@@ -15,7 +15,12 @@ export const PODMAN_PROFILE: CliEngineProfile = {
   async probe(run) {
     const r = await run(["info", "--format", "json"]);
     if (r.exitCode !== 0) {
-      throw unavailableOrFailed("podman", r, [/cannot connect/i, /connection refused/i, /no such file or directory.*sock/i], "start podman's service or machine (macOS: `podman machine start`), or set MCP_BRIDGE_RUNTIME=docker");
+      throw unavailableOrFailed(
+        "podman",
+        r,
+        [/cannot connect/i, /connection refused/i, /no such file or directory.*sock/i],
+        "start podman's service or machine (macOS: `podman machine start`), or set MCP_BRIDGE_RUNTIME=docker",
+      );
     }
     const info = JSON.parse(r.stdout) as {
       version?: { Version?: string };

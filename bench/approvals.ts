@@ -18,7 +18,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "../test/support/env.ts";
 
-const { values } = parseArgs({ args: Bun.argv.slice(2), options: { base: { type: "string", default: "main" }, calls: { type: "string", default: "10000" }, "audit-calls": { type: "string", default: "100000" } } });
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: {
+    base: { type: "string", default: "main" },
+    calls: { type: "string", default: "10000" },
+    "audit-calls": { type: "string", default: "100000" },
+  },
+});
 const N = Number(values.calls);
 const BATCH = 100;
 const FIXTURE = join(ROOT, "test", "fixtures", "interactive-server.ts");
@@ -49,7 +56,10 @@ function existsBase(path: string): boolean {
 // One user-scope server (trusted), the interactive fixture.
 const home = mkdtempSync(join(tmpdir(), "bench-approvals-home-"));
 mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
-writeFileSync(join(home, ".config", "mcp", "servers", "bench.json"), JSON.stringify({ mcpServers: { interactive: { command: process.execPath, args: [FIXTURE] } } }));
+writeFileSync(
+  join(home, ".config", "mcp", "servers", "bench.json"),
+  JSON.stringify({ mcpServers: { interactive: { command: process.execPath, args: [FIXTURE] } } }),
+);
 const env = { HOME: home, PATH: process.env.PATH };
 
 type Handler = (frame: Record<string, unknown>, run: Record<string, unknown>) => Promise<unknown>;
@@ -62,7 +72,13 @@ async function handlerOf(tree: string, withAudit: boolean): Promise<{ handle: Ha
   const { Metrics } = await import(join(tree, "src/metrics.ts"));
   const { silentLogger } = await import(join(tree, "src/log.ts"));
   const stateDir = mkdtempSync(join(tmpdir(), "bench-approvals-state-"));
-  const pool = new UpstreamPool({ discovery: discoverServers({ env, home, cwd: home, selfPaths: [] }), stateDir, log: silentLogger, version: "bench", connectTimeoutMs: 30_000 });
+  const pool = new UpstreamPool({
+    discovery: discoverServers({ env, home, cwd: home, selfPaths: [] }),
+    stateDir,
+    log: silentLogger,
+    version: "bench",
+    connectTimeoutMs: 30_000,
+  });
   const ctx: Record<string, unknown> = { pool, policy: loadPolicy(env, home), metrics: new Metrics(), toolTimeoutMs: 60_000 };
   let audit: { close(): void } | undefined;
   if (withAudit) {
@@ -70,12 +86,24 @@ async function handlerOf(tree: string, withAudit: boolean): Promise<{ handle: Ha
     audit = new AuditLog({ path: auditPath(stateDir), maxBytes: 10 * 1024 * 1024 });
     ctx.audit = audit;
   }
-  return { handle: createSandboxRpc(ctx), close: async () => { audit?.close(); await pool.close(); }, stateDir };
+  return {
+    handle: createSandboxRpc(ctx),
+    close: async () => {
+      audit?.close();
+      await pool.close();
+    },
+    stateDir,
+  };
 }
 
 async function scopeFor(tree: string, withApprovals: boolean): Promise<Record<string, unknown>> {
   const { silentLogger } = await import(join(tree, "src/log.ts"));
-  const scope: Record<string, unknown> = { loaded: new Set(["interactive"]), signal: new AbortController().signal, log: silentLogger, countToolCall() {} };
+  const scope: Record<string, unknown> = {
+    loaded: new Set(["interactive"]),
+    signal: new AbortController().signal,
+    log: silentLogger,
+    countToolCall() {},
+  };
   if (withApprovals) {
     const { SessionApprovals } = await import(join(tree, "src/approvals/remembered.ts"));
     Object.assign(scope, { runId: "run-bench-1", approvals: new SessionApprovals(), holdClock: () => () => {} });
@@ -83,7 +111,13 @@ async function scopeFor(tree: string, withApprovals: boolean): Promise<Record<st
   return scope;
 }
 
-const frame = (i: number) => ({ t: "rpc", id: `r${i}`, run: 1, method: "tools.call", params: { server: "interactive", tool: "read_notes", args: { page: i % 7, filter: "all" } } });
+const frame = (i: number) => ({
+  t: "rpc",
+  id: `r${i}`,
+  run: 1,
+  method: "tools.call",
+  params: { server: "interactive", tool: "read_notes", args: { page: i % 7, filter: "all" } },
+});
 
 const base = await handlerOf(baseDir, false);
 const head = await handlerOf(ROOT, true);
@@ -133,7 +167,18 @@ for (let i = 0; i < N; i++) {
   const ts = new Date().toISOString();
   const rule = toolRule(policy, "interactive", "read_notes", { readOnlyHint: true });
   const args = { page: i % 7, filter: "all" };
-  solo.write({ ts, run: "run-4242-1-17", call: `call-${i}`, server: "interactive", tool: "read_notes", decision: "allow", by: rule.by as "annotation", outcome: "ok", ms: 0.4, args_sha256: argsDigest(args) });
+  solo.write({
+    ts,
+    run: "run-4242-1-17",
+    call: `call-${i}`,
+    server: "interactive",
+    tool: "read_notes",
+    decision: "allow",
+    by: rule.by as "annotation",
+    outcome: "ok",
+    ms: 0.4,
+    args_sha256: argsDigest(args),
+  });
   solo.flush();
   alone.push(performance.now() - t0);
 }
@@ -143,7 +188,12 @@ solo.close();
 const M = Number(values["audit-calls"]);
 const sizeDir = mkdtempSync(join(tmpdir(), "bench-approvals-size-"));
 const sized = new AuditLog({ path: join(sizeDir, "audit.jsonl"), maxBytes: 1 << 30 });
-const tools = [["github", "create_issue"], ["github", "list_pull_requests"], ["filesystem", "read_text_file"], ["memory", "delete_entities"]] as const;
+const tools = [
+  ["github", "create_issue"],
+  ["github", "list_pull_requests"],
+  ["filesystem", "read_text_file"],
+  ["memory", "delete_entities"],
+] as const;
 for (let i = 0; i < M; i++) {
   const [server, tool] = tools[i % tools.length]!;
   const asked = tool === "delete_entities";
@@ -166,12 +216,18 @@ sized.close();
 const bytes = statSync(join(sizeDir, "audit.jsonl")).size;
 
 const f = (xs: number[]) => `median ${us(pct(xs, 50))}, p99 ${us(pct(xs, 99))}`;
-console.log(`base ${values.base} = ${baseRev.slice(0, 10)}, this tree = ${git("rev-parse", "--short=10", "HEAD")}${git("status", "--porcelain", "src").length ? " (+ uncommitted changes)" : ""}; load average ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}`);
+console.log(
+  `base ${values.base} = ${baseRev.slice(0, 10)}, this tree = ${git("rev-parse", "--short=10", "HEAD")}${git("status", "--porcelain", "src").length ? " (+ uncommitted changes)" : ""}; load average ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}`,
+);
 console.log(`${N} allow calls (interactive.read_notes over stdio), handler of sandbox requests, interleaved batches of ${BATCH}:`);
 console.log(`  base:          ${f(times.base)}; ${Math.round(N / (wall.base / 1000))} calls/s`);
 console.log(`  with policy + audit: ${f(times.head)}; ${Math.round(N / (wall.head / 1000))} calls/s`);
-console.log(`  difference:    median ${us(pct(times.head, 50) - pct(times.base, 50))}, p99 ${us(pct(times.head, 99) - pct(times.base, 99))}; median of ${pairDiffs.length} paired batch differences ${us(pct(pairDiffs, 50))}`);
+console.log(
+  `  difference:    median ${us(pct(times.head, 50) - pct(times.base, 50))}, p99 ${us(pct(times.head, 99) - pct(times.base, 99))}; median of ${pairDiffs.length} paired batch differences ${us(pct(pairDiffs, 50))}`,
+);
 console.log(`policy + audit path alone (decision, digest, one audit write per call), ${N} calls: ${f(alone)}`);
-console.log(`audit log: ${M} calls = ${(bytes / 1048576).toFixed(1)} MiB (${Math.round(bytes / M)} bytes per call); rotated at 10 MiB with 3 kept, the log holds the last ~${Math.round((4 * 10 * 1048576) / (bytes / M)).toLocaleString("en")} calls`);
+console.log(
+  `audit log: ${M} calls = ${(bytes / 1048576).toFixed(1)} MiB (${Math.round(bytes / M)} bytes per call); rotated at 10 MiB with 3 kept, the log holds the last ~${Math.round((4 * 10 * 1048576) / (bytes / M)).toLocaleString("en")} calls`,
+);
 for (const d of [baseDir, home, base.stateDir, head.stateDir, soloDir, sizeDir]) rmSync(d, { recursive: true, force: true });
 process.exit(0);

@@ -11,7 +11,9 @@ import { PROTOCOL } from "../src/sandbox/protocol.ts";
 
 const here = import.meta.dir;
 const shared = [path.join(here, "search-data", "shared", "tool-catalog.json")].find(existsSync);
-const files = process.argv.slice(2).length ? process.argv.slice(2) : [shared, path.join(here, "search-data", "real-servers.catalog.json")].filter((f): f is string => !!f);
+const files = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : [shared, path.join(here, "search-data", "real-servers.catalog.json")].filter((f): f is string => !!f);
 
 const script = String.raw`
 import json, sys, time, types
@@ -68,5 +70,8 @@ print("tools checked: %d; argument check per call: p50 %.1f us, p99 %.1f us; flo
 print("generated argument sets refused (patterns the generator cannot satisfy, or checker mistakes): %d" % len(refused))
 for r in refused[:15]: print("  " + r[:200])
 `;
-const proc = Bun.spawnSync(["python3", "-c", script, path.join(here, "..", "entrypoint"), JSON.stringify(PROTOCOL), ...files], { stdout: "inherit", stderr: "inherit" });
+const proc = Bun.spawnSync(["python3", "-c", script, path.join(here, "..", "entrypoint"), JSON.stringify(PROTOCOL), ...files], {
+  stdout: "inherit",
+  stderr: "inherit",
+});
 process.exit(proc.exitCode ?? 1);

@@ -31,10 +31,20 @@ const enc = getEncoding("o200k_base");
 /** Columns: the scenario step, and what must reach the model for the result to be of use. */
 const COLUMNS: Array<{ name: string; step: string; ok: (s: Seen) => boolean; note?: (s: Seen) => string }> = [
   { name: "text", step: "text", ok: (s) => s.text.includes("42") },
-  { name: "error", step: "error", ok: (s) => s.text.includes("ZeroDivisionError"), note: (s) => (count(s.text, "Traceback (most recent") > 1 ? "traceback x2" : "") },
+  {
+    name: "error",
+    step: "error",
+    ok: (s) => s.text.includes("ZeroDivisionError"),
+    note: (s) => (count(s.text, "Traceback (most recent") > 1 ? "traceback x2" : ""),
+  },
   { name: "image", step: "image", ok: (s) => s.images.length > 0, note: (s) => (s.images.length ? "PNG" : "no image") },
   { name: "table", step: "table", ok: (s) => s.text.includes("rain_mm") && s.text.includes("1000 rows") },
-  { name: "file", step: "file", ok: (s) => s.text.includes("Oslo,4.5"), note: (s) => (s.text.includes("Oslo,4.5") ? "content" : "name only") },
+  {
+    name: "file",
+    step: "file",
+    ok: (s) => s.text.includes("Oslo,4.5"),
+    note: (s) => (s.text.includes("Oslo,4.5") ? "content" : "name only"),
+  },
   { name: "proxied call", step: "proxied", ok: (s) => s.text.includes("Ada") },
   { name: "lost-state note", step: "kill", ok: (s) => /gone|fresh (session|interpreter)/.test(s.text) },
 ];
@@ -58,8 +68,14 @@ for (const b of binaries) {
     const run = await CLIENTS[name]({ binary: b.path, steps: STEPS, engine: values.engine! });
     const byLabel = new Map(run.seen.map((s) => [s.label, s]));
     rows.push([b.label, name, ...COLUMNS.map((c) => cell(byLabel.get(c.step), c))]);
-    console.error(`${b.label} ${name}: ${run.seen.length}/${STEPS.length} results in ${((performance.now() - t0) / 1000).toFixed(1)} s (exit ${run.code})`);
-    if (values.details) for (const s of run.seen) details.push(`### ${b.label} / ${name} / ${s.label}${s.images.length ? ` (+ ${s.images.join(", ")})` : ""}\n\`\`\`\n${s.text}\n\`\`\``);
+    console.error(
+      `${b.label} ${name}: ${run.seen.length}/${STEPS.length} results in ${((performance.now() - t0) / 1000).toFixed(1)} s (exit ${run.code})`,
+    );
+    if (values.details)
+      for (const s of run.seen)
+        details.push(
+          `### ${b.label} / ${name} / ${s.label}${s.images.length ? ` (+ ${s.images.join(", ")})` : ""}\n\`\`\`\n${s.text}\n\`\`\``,
+        );
   }
 }
 

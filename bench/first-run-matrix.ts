@@ -36,7 +36,10 @@ const INITS: Record<string, Record<string, string>> = {
   absent: { podman: podmanConf("/nonexistent/catatonit") },
 };
 
-const CONFIGS = ENGINES.flatMap((e) => [{ name: e, engine: e, env: {} as Record<string, string> }, { name: `${e}+gVisor`, engine: e, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } }]);
+const CONFIGS = ENGINES.flatMap((e) => [
+  { name: e, engine: e, env: {} as Record<string, string> },
+  { name: `${e}+gVisor`, engine: e, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } },
+]);
 
 console.log("engine | PATH | init helper | works | ms");
 console.log("--- | --- | --- | --- | ---");
@@ -45,7 +48,13 @@ for (const c of CONFIGS) {
     for (const [initName, confs] of Object.entries(INITS)) {
       const conf = confs[c.engine];
       if (!conf && initName === "absent") continue; // docker's tini comes with docker.io; no --init is passed anyway
-      const env = bridgeEnv({ ...c.env, PATH, MCP_BRIDGE_RUNTIME: c.engine, MCP_BRIDGE_STATE_DIR: join(EMPTY, "state"), ...(conf ? { CONTAINERS_CONF: conf } : {}) });
+      const env = bridgeEnv({
+        ...c.env,
+        PATH,
+        MCP_BRIDGE_RUNTIME: c.engine,
+        MCP_BRIDGE_STATE_DIR: join(EMPTY, "state"),
+        ...(conf ? { CONTAINERS_CONF: conf } : {}),
+      });
       const t0 = performance.now();
       const r = Bun.spawnSync([BINARY, "exec", "-c", "print(1)"], { env, cwd: EMPTY, stdout: "pipe", stderr: "pipe" });
       const ms = Math.round(performance.now() - t0);

@@ -20,7 +20,11 @@ import { run } from "../test/support/run.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { images: { type: "string", default: IMAGE }, engines: { type: "string", default: "podman,docker" }, runs: { type: "string", default: "5" } },
+  options: {
+    images: { type: "string", default: IMAGE },
+    engines: { type: "string", default: "podman,docker" },
+    runs: { type: "string", default: "5" },
+  },
 });
 const images = values.images!.split(",").filter(Boolean);
 const engines = values.engines!.split(",").filter(Boolean);
@@ -65,7 +69,12 @@ async function savedSize(engine: string, image: string): Promise<{ bytes: number
 /** A fresh bridge (prewarm off: the container starts inside the first call): the first call, then the imports. */
 async function bridgeFirstCall(engine: string, image: string): Promise<{ first: number; imports: number }> {
   const state = mkdtempSync(join(tmpdir(), "bench-image-state-"));
-  const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: image, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: state });
+  const bridge = await startBridge({
+    MCP_BRIDGE_RUNTIME: engine,
+    MCP_BRIDGE_IMAGE: image,
+    MCP_BRIDGE_PREWARM: "0",
+    MCP_BRIDGE_STATE_DIR: state,
+  });
   try {
     let t0 = performance.now();
     const first = await bridge.run("print(1)");
@@ -81,7 +90,10 @@ async function bridgeFirstCall(engine: string, image: string): Promise<{ first: 
   }
 }
 
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 console.log(`images: ${images.join(", ")}; engines: ${engines.join(", ")}; ${RUNS} runs each; load average ${load()}`);
 for (const engine of engines) {
   for (const image of images) {
@@ -90,8 +102,32 @@ for (const engine of engines) {
     console.log(`[${engine}] ${image}: size ${mb(size)}; image save file ${mb(saved.bytes)} in ${ms(saved.ms)}`);
   }
   // Explicit ulimits: podman otherwise copies its own hard limits, which fails without CAP_SYS_RESOURCE.
-  const runArgs = (image: string, ...cmd: string[]) => [engine, "run", "--rm", "--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024", image, ...cmd];
-  const samples = new Map(images.map((i) => [i, { floor: [] as number[], print: [] as number[], imports: [] as number[], importsCpu: [] as number[], first: [] as number[], bridgeImports: [] as number[] }]));
+  const runArgs = (image: string, ...cmd: string[]) => [
+    engine,
+    "run",
+    "--rm",
+    "--network",
+    "none",
+    "--ulimit",
+    "nofile=1024:1024",
+    "--ulimit",
+    "nproc=1024:1024",
+    image,
+    ...cmd,
+  ];
+  const samples = new Map(
+    images.map((i) => [
+      i,
+      {
+        floor: [] as number[],
+        print: [] as number[],
+        imports: [] as number[],
+        importsCpu: [] as number[],
+        first: [] as number[],
+        bridgeImports: [] as number[],
+      },
+    ]),
+  );
   for (let r = 0; r < RUNS; r++) {
     for (const image of images) {
       const s = samples.get(image)!;
@@ -108,8 +144,12 @@ for (const engine of engines) {
   const line = (xs: number[]) => `first ${ms(xs[0]!)}, median ${ms(median(xs))}`;
   for (const image of images) {
     const s = samples.get(image)!;
-    console.log(`[${engine}] ${image}: run --rm true (floor): ${line(s.floor)}; python3 -c 'print(1)': ${line(s.print)}; python3 -c '${IMPORTS}': ${line(s.imports)} (CPU inside: ${line(s.importsCpu)})`);
-    console.log(`[${engine}] ${image}: bridge first run_python (fresh bridge, prewarm off): ${line(s.first)}; then the imports in that sandbox: ${line(s.bridgeImports)}`);
+    console.log(
+      `[${engine}] ${image}: run --rm true (floor): ${line(s.floor)}; python3 -c 'print(1)': ${line(s.print)}; python3 -c '${IMPORTS}': ${line(s.imports)} (CPU inside: ${line(s.importsCpu)})`,
+    );
+    console.log(
+      `[${engine}] ${image}: bridge first run_python (fresh bridge, prewarm off): ${line(s.first)}; then the imports in that sandbox: ${line(s.bridgeImports)}`,
+    );
   }
 }
 console.log(`load average at the end: ${load()}`);

@@ -24,7 +24,21 @@ import { containerSpec } from "../src/session/container-spec.ts";
 import { seccompProfilePath } from "../src/sandbox/seccomp.ts";
 import { BINARY } from "../test/support/binary.ts";
 import { bridgeEnv, IMAGE } from "../test/support/env.ts";
-import { conditions, echoContainer, engineRunOnce, floorFlags, fmt, HEADER, helloBinary, row, rssMiB, startBridge, summarize, timeToInitialize, type LogLine } from "./support.ts";
+import {
+  conditions,
+  echoContainer,
+  engineRunOnce,
+  floorFlags,
+  fmt,
+  HEADER,
+  helloBinary,
+  row,
+  rssMiB,
+  startBridge,
+  summarize,
+  timeToInitialize,
+  type LogLine,
+} from "./support.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -41,7 +55,10 @@ const engines = values.engines!.split(",");
 const ROUNDS = Number(values.rounds);
 const WARM = Number(values.warm);
 const only = new Set(values.only!.split(","));
-const builds: Array<[string, string]> = [["ours", values.binary!], ...(values.before ? [["before", values.before] as [string, string]] : [])];
+const builds: Array<[string, string]> = [
+  ["ours", values.binary!],
+  ...(values.before ? [["before", values.before] as [string, string]] : []),
+];
 const stateDir = mkdtempSync(join(tmpdir(), "bench-state-"));
 
 console.log(`binary ${values.binary}${values.before ? `, before: ${values.before}` : ""}; image ${IMAGE}; ${ROUNDS} rounds`);
@@ -67,13 +84,18 @@ if (only.has("startup")) {
 /** The median of each phase of the `sandbox start trace` lines, in the order they first appear. */
 function breakdown(traces: LogLine[]): string {
   const phases = new Map<string, number[]>();
-  for (const t of traces) for (const [k, v] of Object.entries(t)) if (k.startsWith("ms_") && typeof v === "number") (phases.get(k) ?? phases.set(k, []).get(k)!).push(v);
+  for (const t of traces)
+    for (const [k, v] of Object.entries(t))
+      if (k.startsWith("ms_") && typeof v === "number") (phases.get(k) ?? phases.set(k, []).get(k)!).push(v);
   return [...phases].map(([k, v]) => `${k.slice(3)} ${fmt(summarize(v).median)}`).join(", ");
 }
 
 async function ourFlagsArgv(engine: string): Promise<string[]> {
   const env = engineEnv(process.env);
-  const config = loadConfig({ ...process.env, MCP_BRIDGE_IMAGE: IMAGE, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: stateDir }, process.env.HOME ?? "/root");
+  const config = loadConfig(
+    { ...process.env, MCP_BRIDGE_IMAGE: IMAGE, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: stateDir },
+    process.env.HOME ?? "/root",
+  );
   const adapter = await loadAdapter(engine, { env });
   const spec = { ...containerSpec(config, seccompProfilePath(stateDir)), command: ["python3", "-c", "print(1)"] };
   const argv = await adapter.runArgv(spec);
@@ -89,7 +111,12 @@ if (only.has("cold")) {
     const s: Record<string, number[]> = {};
     const add = (k: string, v: number) => (s[k] ??= []).push(v);
     const traces: LogLine[] = [];
-    const env = (prewarm: "0" | "1") => ({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: prewarm, MCP_BRIDGE_STATE_DIR: stateDir, MCP_BRIDGE_LOG_LEVEL: "DEBUG" });
+    const env = (prewarm: "0" | "1") => ({
+      MCP_BRIDGE_RUNTIME: engine,
+      MCP_BRIDGE_PREWARM: prewarm,
+      MCP_BRIDGE_STATE_DIR: stateDir,
+      MCP_BRIDGE_LOG_LEVEL: "DEBUG",
+    });
     // One unmeasured start fills what is cached across runs (an engine probe, the seccomp profile).
     for (const [, bin] of builds) {
       const b = await startBridge(bin, env("0"));
@@ -129,7 +156,9 @@ if (only.has("cold")) {
     console.log(row("the same with all our hardening flags", summarize(s.flags!), x("flags")));
     for (const [name] of builds) {
       console.log(row(`${name}: cold first call, prewarm off`, summarize(s[`${name} cold`]!), x(`${name} cold`)));
-      console.log(row(`${name}: first call right after initialize, prewarm on`, summarize(s[`${name} immediate`]!), x(`${name} immediate`)));
+      console.log(
+        row(`${name}: first call right after initialize, prewarm on`, summarize(s[`${name} immediate`]!), x(`${name} immediate`)),
+      );
       console.log(row(`${name}: first call once the prewarmed sandbox is ready`, summarize(s[`${name} after ready`]!)));
       console.log(row(`${name}:   the same minus a warm call`, summarize(s[`${name} after ready - warm`]!)));
     }
@@ -140,14 +169,16 @@ if (only.has("cold")) {
 if (only.has("warm")) {
   for (const engine of engines) {
     const echo = await echoContainer(engine);
-    const bridges = await Promise.all(builds.map(async ([name, bin]) => {
-      const b = await startBridge(bin, { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: stateDir });
-      // Idle as a user's bridge is idle: past the collection it makes 2 s after its last message.
-      await Bun.sleep(3000);
-      const idleMiB = rssMiB(b.pid);
-      for (let i = 0; i < 100; i++) await b.call();
-      return { name, b, idleMiB };
-    }));
+    const bridges = await Promise.all(
+      builds.map(async ([name, bin]) => {
+        const b = await startBridge(bin, { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: stateDir });
+        // Idle as a user's bridge is idle: past the collection it makes 2 s after its last message.
+        await Bun.sleep(3000);
+        const idleMiB = rssMiB(b.pid);
+        for (let i = 0; i < 100; i++) await b.call();
+        return { name, b, idleMiB };
+      }),
+    );
     const s: Record<string, number[]> = { floor: [] };
     const loadBefore = conditions();
     const BLOCK = 100;
@@ -161,7 +192,9 @@ if (only.has("warm")) {
     console.log(row(`floor: a line through a running container's stdin/stdout`, summarize(s.floor!)));
     for (const { name, b, idleMiB } of bridges) {
       console.log(row(`${name}: run_python print(1) through the SDK client`, summarize(s[name]!)));
-      console.log(`  ${name}: bridge RSS ${idleMiB.toFixed(1)} MiB idle (3 s) after initialize, ${rssMiB(b.pid).toFixed(1)} MiB idle (3 s) after ${WARM + 100} calls`);
+      console.log(
+        `  ${name}: bridge RSS ${idleMiB.toFixed(1)} MiB idle (3 s) after initialize, ${rssMiB(b.pid).toFixed(1)} MiB idle (3 s) after ${WARM + 100} calls`,
+      );
       await b.close();
     }
   }

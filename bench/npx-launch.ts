@@ -22,7 +22,10 @@ import pkg from "../package.json" with { type: "json" };
 import { ROOT } from "../test/support/env.ts";
 import { startRegistry } from "../test/support/npm-registry.ts";
 
-const { values } = parseArgs({ args: Bun.argv.slice(2), options: { runs: { type: "string", default: "10" }, "cold-runs": { type: "string", default: "5" } } });
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { runs: { type: "string", default: "10" }, "cold-runs": { type: "string", default: "5" } },
+});
 const RUNS = Number(values.runs);
 const COLD_RUNS = Number(values["cold-runs"]);
 const WORK = mkdtempSync(join(tmpdir(), "mcp-code-exec-bench-npx-"));
@@ -30,7 +33,8 @@ const BIN = join(WORK, "bin");
 const SPEC = `mcp-code-exec@${pkg.version}`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms, min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)} (n=${xs.length})`;
+const fmt = (xs: number[]) =>
+  `median ${median(xs).toFixed(0)} ms, min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)} (n=${xs.length})`;
 
 function sh(argv: string[], env: Record<string, string>): void {
   const r = Bun.spawnSync(argv, { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
@@ -62,7 +66,14 @@ try {
   });
 
   const bridgeEnv = { MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_LOG_LEVEL: "ERROR" };
-  const npxEnv = (home: string, cache: string) => ({ PATH: BIN, HOME: home, npm_config_cache: cache, npm_config_registry: registry.url, npm_config_update_notifier: "false", ...bridgeEnv });
+  const npxEnv = (home: string, cache: string) => ({
+    PATH: BIN,
+    HOME: home,
+    npm_config_cache: cache,
+    npm_config_registry: registry.url,
+    npm_config_update_notifier: "false",
+    ...bridgeEnv,
+  });
   const fresh = () => {
     const dir = mkdtempSync(join(WORK, "cold-"));
     mkdirSync(join(dir, "home"));
@@ -77,7 +88,9 @@ try {
     if (i < COLD_RUNS - 1) rmSync(f.dir, { recursive: true, force: true });
   }
   // Warm: the last cold run's cache, now holding the package.
-  const last = readdirSync(WORK).filter((d) => d.startsWith("cold-")).map((d) => join(WORK, d))[0] as string;
+  const last = readdirSync(WORK)
+    .filter((d) => d.startsWith("cold-"))
+    .map((d) => join(WORK, d))[0] as string;
   const env = npxEnv(join(last, "home"), join(last, "cache"));
   const [npxDir] = readdirSync(join(last, "cache/_npx"));
   const modules = join(last, "cache/_npx", npxDir as string, "node_modules");
@@ -98,7 +111,9 @@ try {
 
   console.log(`spawn to MCP initialize answer, ${SPEC}, prewarm off:`);
   console.log(`  direct binary (floor)      ${fmt(direct)}`);
-  console.log(`  node launcher              ${fmt(viaLauncher)}  (+${(median(viaLauncher) - median(direct)).toFixed(0)} ms over the floor)`);
+  console.log(
+    `  node launcher              ${fmt(viaLauncher)}  (+${(median(viaLauncher) - median(direct)).toFixed(0)} ms over the floor)`,
+  );
   console.log(`  npx, warm cache            ${fmt(warm)}  (+${(median(warm) - median(direct)).toFixed(0)} ms)`);
   console.log(`  npx --prefer-offline, warm ${fmt(offline)}  (+${(median(offline) - median(direct)).toFixed(0)} ms)`);
   console.log(`  npx, empty HOME and cache  ${fmt(cold)}  (+${(median(cold) - median(direct)).toFixed(0)} ms; registry on loopback)`);

@@ -49,7 +49,10 @@ const entry = (headers: Record<string, string>): ServerEntry => ({
 const t0 = performance.now();
 const start = await beginLogin({ name: "prot", url: world.mcpUrl, type: "http" }, { store, version: "bench" });
 if (start.kind !== "pending") throw new Error("the server did not ask for a sign-in");
-const browser = Bun.spawn([process.execPath, join(import.meta.dir, "..", "test", "fixtures", "fake-browser.ts"), start.login.authorizationUrl.href], { stdout: "ignore", stderr: "ignore" });
+const browser = Bun.spawn(
+  [process.execPath, join(import.meta.dir, "..", "test", "fixtures", "fake-browser.ts"), start.login.authorizationUrl.href],
+  { stdout: "ignore", stderr: "ignore" },
+);
 await start.login.completion;
 const loginMs = performance.now() - t0;
 await browser.exited;
@@ -91,6 +94,8 @@ console.log(`  floor (static Authorization header): median ${ms(pct(floor, 50))}
 console.log(`  stored OAuth sign-in:                median ${ms(pct(oauth, 50))}, p99 ${ms(pct(oauth, 99))}`);
 console.log(`  overhead:                            median ${ms(pct(oauth, 50) - pct(floor, 50))}`);
 console.log(`login (probe, discovery, registration, consent in the stand-in browser, code exchange): ${loginMs.toFixed(0)} ms`);
-console.log(`first call after the access token stopped working (401, refresh, retry): ${refreshMs.toFixed(1)} ms; token grants: ${world.tokenGrants.join(", ")}`);
+console.log(
+  `first call after the access token stopped working (401, refresh, retry): ${refreshMs.toFixed(1)} ms; token grants: ${world.tokenGrants.join(", ")}`,
+);
 await world.close();
 process.exit(0);

@@ -20,16 +20,26 @@ import { conditions, fmt, HEADER, row, startBridge, summarize } from "./support.
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { engine: { type: "string", default: "podman" }, calls: { type: "string", default: "2000" }, binary: { type: "string", default: BINARY }, before: { type: "string" } },
+  options: {
+    engine: { type: "string", default: "podman" },
+    calls: { type: "string", default: "2000" },
+    binary: { type: "string", default: BINARY },
+    before: { type: "string" },
+  },
 });
 const N = Number(values.calls);
 const BLOCK = 200;
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
-const builds: Array<[string, string]> = [["ours", values.binary!], ...(values.before ? [["before", values.before] as [string, string]] : [])];
+const builds: Array<[string, string]> = [
+  ["ours", values.binary!],
+  ...(values.before ? [["before", values.before] as [string, string]] : []),
+];
 
 function homeWith(count: number): string {
   const home = mkdtempSync(join(tmpdir(), `bench-${count}-`));
-  const servers = Object.fromEntries(Array.from({ length: count }, (_, i) => [i === 0 ? "everything" : `server-${i}`, { command: "node", args: [EVERYTHING] }]));
+  const servers = Object.fromEntries(
+    Array.from({ length: count }, (_, i) => [i === 0 ? "everything" : `server-${i}`, { command: "node", args: [EVERYTHING] }]),
+  );
   mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
   writeFileSync(join(home, ".config", "mcp", "servers", "bench.json"), JSON.stringify({ mcpServers: servers }));
   return home;
@@ -48,12 +58,22 @@ print(json.dumps(seq))`;
 const direct = new Client({ name: "bench", version: "0" });
 await direct.connect(new StdioClientTransport({ command: "node", args: [EVERYTHING], stderr: "ignore" }));
 const home = homeWith(1);
-const bridges = await Promise.all(builds.map(async ([name, bin]) => {
-  const b = await startBridge(bin, { HOME: home, MCP_BRIDGE_RUNTIME: values.engine!, MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "bench-state-")) });
-  return { name, b };
-}));
+const bridges = await Promise.all(
+  builds.map(async ([name, bin]) => {
+    const b = await startBridge(bin, {
+      HOME: home,
+      MCP_BRIDGE_RUNTIME: values.engine!,
+      MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "bench-state-")),
+    });
+    return { name, b };
+  }),
+);
 const viaBridge = async (b: Awaited<ReturnType<typeof startBridge>>, n: number): Promise<number[]> => {
-  const r = (await b.client.callTool({ name: "run_python", arguments: { code: SEQ(n), servers: ["everything"], timeout: 120 } })) as { isError?: boolean; structuredContent?: { stdout?: string }; content: Array<{ text?: string }> };
+  const r = (await b.client.callTool({ name: "run_python", arguments: { code: SEQ(n), servers: ["everything"], timeout: 120 } })) as {
+    isError?: boolean;
+    structuredContent?: { stdout?: string };
+    content: Array<{ text?: string }>;
+  };
   if (r.isError) throw new Error(r.content[0]?.text);
   return JSON.parse(String(r.structuredContent?.stdout)) as number[];
 };
@@ -72,7 +92,14 @@ for (let done = 0; done < N; done += BLOCK) {
 }
 const conc: Record<string, number> = {};
 for (const { name, b } of bridges) {
-  const r = await b.client.callTool({ name: "run_python", arguments: { code: `import asyncio, time\nt0 = time.perf_counter()\nawait asyncio.gather(*[mcp_everything.echo(message='x') for _ in range(${N})])\ntime.perf_counter() - t0`, servers: ["everything"], timeout: 120 } });
+  const r = await b.client.callTool({
+    name: "run_python",
+    arguments: {
+      code: `import asyncio, time\nt0 = time.perf_counter()\nawait asyncio.gather(*[mcp_everything.echo(message='x') for _ in range(${N})])\ntime.perf_counter() - t0`,
+      servers: ["everything"],
+      timeout: 120,
+    },
+  });
   conc[name] = Number((r.structuredContent as { value?: string }).value);
   await b.close();
 }
@@ -89,12 +116,15 @@ for (const count of [0, 3, 25]) {
 }
 
 const floor = summarize(s.direct!);
-console.log(`[${values.engine}] ${N} sequential calls of everything.echo in blocks of ${BLOCK} (${loadBefore} → ${conditions()})\n${HEADER}`);
+console.log(
+  `[${values.engine}] ${N} sequential calls of everything.echo in blocks of ${BLOCK} (${loadBefore} → ${conditions()})\n${HEADER}`,
+);
 console.log(row("floor: the upstream alone (SDK client, direct)", floor));
 for (const { name } of bridges) {
   const x = summarize(s[name]!);
   console.log(row(`${name}: sandbox -> bridge -> upstream -> sandbox`, x, `overhead ${fmt(x.median - floor.median)} ms (median - median)`));
 }
-for (const { name } of bridges) console.log(`  ${name}: ${N} concurrent calls (asyncio.gather): ${conc[name]!.toFixed(3)} s = ${Math.round(N / conc[name]!)} calls/s`);
+for (const { name } of bridges)
+  console.log(`  ${name}: ${N} concurrent calls (asyncio.gather): ${conc[name]!.toFixed(3)} s = ${Math.round(N / conc[name]!)} calls/s`);
 console.log(`tools/list tokens (o200k): ${tokens.join(", ")}`);
 process.exit(0);

@@ -10,7 +10,9 @@ import { renderToolDoc, type ToolDef } from "../src/docs/signature.ts";
 
 const here = import.meta.dir;
 const shared = [path.join(here, "search-data", "shared", "tool-catalog.json")].find(existsSync);
-const files = process.argv.slice(2).length ? process.argv.slice(2) : [shared, path.join(here, "search-data", "real-servers.catalog.json")].filter((f): f is string => !!f);
+const files = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : [shared, path.join(here, "search-data", "real-servers.catalog.json")].filter((f): f is string => !!f);
 const enc = getEncoding("cl100k_base");
 const count = (s: string) => enc.encode(s).length;
 

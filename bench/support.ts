@@ -64,8 +64,14 @@ export async function engineRunOnce(argv: string[]): Promise<number> {
 /** A compiled hello-world Bun binary that answers one line: what any compiled Bun program pays to start. */
 export async function helloBinary(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "bench-hello-"));
-  writeFileSync(join(dir, "hello.ts"), `process.stdin.once("data", () => { process.stdout.write('{"jsonrpc":"2.0","id":0,"result":{}}\\n'); process.exit(0); });\n`);
-  const r = Bun.spawnSync(["bun", "build", "--compile", join(dir, "hello.ts"), "--outfile", join(dir, "hello")], { stdout: "ignore", stderr: "pipe" });
+  writeFileSync(
+    join(dir, "hello.ts"),
+    `process.stdin.once("data", () => { process.stdout.write('{"jsonrpc":"2.0","id":0,"result":{}}\\n'); process.exit(0); });\n`,
+  );
+  const r = Bun.spawnSync(["bun", "build", "--compile", join(dir, "hello.ts"), "--outfile", join(dir, "hello")], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   if (r.exitCode !== 0) throw new Error(`bun build --compile hello.ts failed: ${r.stderr.toString()}`);
   return join(dir, "hello");
 }
@@ -95,7 +101,11 @@ export async function timeToInitialize(binary: string, env: Record<string, strin
 /** A container running a line echo: the round-trip floor of a pipe through a running container. */
 export async function echoContainer(engine: string) {
   const code = "import os,sys\nr=sys.stdin.buffer\nwhile True:\n l=r.readline()\n if not l: break\n os.write(1,l)";
-  const p = Bun.spawn([engine, "run", "--rm", "-i", ...floorFlags(engine), IMAGE, "python3", "-u", "-c", code], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const p = Bun.spawn([engine, "run", "--rm", "-i", ...floorFlags(engine), IMAGE, "python3", "-u", "-c", code], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const reader = p.stdout.getReader();
   const roundTrip = async (): Promise<number> => {
     const t0 = performance.now();
@@ -106,7 +116,14 @@ export async function echoContainer(engine: string) {
     return performance.now() - t0;
   };
   await roundTrip(); // the container is up once it answers
-  return { roundTrip, close: async () => { p.stdin.end(); p.kill(); await p.exited; } };
+  return {
+    roundTrip,
+    close: async () => {
+      p.stdin.end();
+      p.kill();
+      await p.exited;
+    },
+  };
 }
 
 // ---- our bridge ---------------------------------------------------------------------------------
@@ -121,7 +138,12 @@ export async function startBridge(binary: string, env: Record<string, string>) {
   const lines: LogLine[] = [];
   const waiters: Array<{ msg: string; resolve: (l: LogLine) => void }> = [];
   const t0 = performance.now();
-  const transport = new StdioClientTransport({ command: binary, args: [], env: bridgeEnv({ MCP_BRIDGE_LOG_FORMAT: "json", ...env }), stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: binary,
+    args: [],
+    env: bridgeEnv({ MCP_BRIDGE_LOG_FORMAT: "json", ...env }),
+    stderr: "pipe",
+  });
   let partial = "";
   transport.stderr?.on("data", (d: Buffer) => {
     partial += d.toString();
@@ -158,7 +180,10 @@ export async function startBridge(binary: string, env: Record<string, string>) {
     },
     async call(code = "print(1)"): Promise<number> {
       const t = performance.now();
-      const r = (await client.callTool({ name: "run_python", arguments: { code } })) as { isError?: boolean; content: Array<{ text?: string }> };
+      const r = (await client.callTool({ name: "run_python", arguments: { code } })) as {
+        isError?: boolean;
+        content: Array<{ text?: string }>;
+      };
       const ms = performance.now() - t;
       if (r.isError) throw new Error(`call failed: ${r.content[0]?.text}`);
       return ms;

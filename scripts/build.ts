@@ -31,7 +31,11 @@ async function compile(outfile: string, target?: string): Promise<{ ok: true; ms
   // --bytecode: JavaScriptCore bytecode is embedded beside the source, so a start skips parsing (spawn
   // to the initialize answer halves). It is tied to the Bun version the binary carries, not to the
   // architecture, so cross-compiled targets get it too; ESM bytecode needs --format=esm with --compile.
-  const r = await $`bun build --compile --bytecode --format=esm --minify --sourcemap=none ${targetArgs} ${join(root, "src/main.ts")} --outfile ${outfile}`.cwd(root).quiet().nothrow();
+  const r =
+    await $`bun build --compile --bytecode --format=esm --minify --sourcemap=none ${targetArgs} ${join(root, "src/main.ts")} --outfile ${outfile}`
+      .cwd(root)
+      .quiet()
+      .nothrow();
   if (r.exitCode === 0) return { ok: true, ms: Math.round(performance.now() - t0) };
   // Keep the error, drop Bun's timing lines ("[19ms]  bundle  319 modules").
   const lines = `${r.stderr.toString()}\n${r.stdout.toString()}`.split("\n").filter((l) => l.trim() && !/^\s*\[\d+ms\]/.test(l));
@@ -43,8 +47,10 @@ function explain(target: string, error: string): string {
   const download = /Failed to download '([^']+)'/.exec(error);
   if (!download) return error;
   const cache = process.env.BUN_INSTALL_CACHE_DIR ?? join(process.env.HOME ?? "~", ".bun/install/cache");
-  return `${error}\n    Bun needs its ${target} runtime (${download[1]}, from the npm registry) to cross-compile and could not fetch it.` +
-    `\n    Run this once where the npm registry is reachable, or copy that file from a machine that has it to ${join(cache, download[1] as string)}.`;
+  return (
+    `${error}\n    Bun needs its ${target} runtime (${download[1]}, from the npm registry) to cross-compile and could not fetch it.` +
+    `\n    Run this once where the npm registry is reachable, or copy that file from a machine that has it to ${join(cache, download[1] as string)}.`
+  );
 }
 
 async function sha256(path: string): Promise<string> {
@@ -53,7 +59,8 @@ async function sha256(path: string): Promise<string> {
 
 async function release(outdir: string, names: string[], allowMissing: boolean): Promise<number> {
   mkdirSync(outdir, { recursive: true });
-  for (const f of readdirSync(outdir)) if (f.startsWith("mcp-code-exec-") || f === "SHA256SUMS" || f === "install.sh") rmSync(join(outdir, f));
+  for (const f of readdirSync(outdir))
+    if (f.startsWith("mcp-code-exec-") || f === "SHA256SUMS" || f === "install.sh") rmSync(join(outdir, f));
   const sums: string[] = [];
   const failed: string[] = [];
   for (const name of names) {
@@ -91,7 +98,10 @@ if (import.meta.main) {
     },
   });
   if (values.release) {
-    const names = values.targets.split(",").map((s) => s.trim()).filter(Boolean);
+    const names = values.targets
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     process.exit(await release(resolve(root, values.outdir), names, values["allow-missing"]));
   }
   const outfile = resolve(root, values.outfile);

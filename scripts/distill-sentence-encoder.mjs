@@ -9,13 +9,26 @@ const words = [];
 {
   const raw = readFileSync(gloveJson, "utf8");
   const start = raw.indexOf('"words":[') + 8;
-  let depth = 0, end = start;
-  for (; end < raw.length; end++) { if (raw[end] === "[") depth++; else if (raw[end] === "]") { depth--; if (depth === 0) break; } }
-  for (const w of JSON.parse(raw.slice(start, end + 1))) { if (words.length >= nWords) break; if (/^[a-z]{2,}$/.test(w) || w === "a") words.push(w); }
+  let depth = 0,
+    end = start;
+  for (; end < raw.length; end++) {
+    if (raw[end] === "[") depth++;
+    else if (raw[end] === "]") {
+      depth--;
+      if (depth === 0) break;
+    }
+  }
+  for (const w of JSON.parse(raw.slice(start, end + 1))) {
+    if (words.length >= nWords) break;
+    if (/^[a-z]{2,}$/.test(w) || w === "a") words.push(w);
+  }
 }
 const entries = [];
 const seen = new Set();
-for (const w of words) { entries.push({ key: w, text: w, logp: null }); seen.add(w); }
+for (const w of words) {
+  entries.push({ key: w, text: w, logp: null });
+  seen.add(w);
+}
 for (let i = 6; i < vocab.length; i++) {
   const [piece, score] = vocab[i];
   entries.push({ key: "\u2581" === piece[0] ? piece : "##" + piece, text: piece.replace(/^\u2581/, ""), logp: score });

@@ -62,7 +62,7 @@ export function formula(opts: { version: string; baseUrl: string; sums: Map<stri
     "  def caveats",
     "    <<~EOS",
     "      The sandbox needs podman or docker and a Python image: `mcp-code-exec image pull`,",
-    "      or see \"Air-gapped machines\" in the README. Then: `mcp-code-exec config snippet --client claude-desktop`.",
+    '      or see "Air-gapped machines" in the README. Then: `mcp-code-exec config snippet --client claude-desktop`.',
     "    EOS",
     "  end",
     "",
@@ -85,7 +85,11 @@ if (import.meta.main) {
   }
   const version = values.version ?? pkg.version;
   try {
-    const text = formula({ version, baseUrl: values["base-url"] ?? `${RELEASES}/v${version}`, sums: parseSums(readFileSync(values.sums, "utf8")) });
+    const text = formula({
+      version,
+      baseUrl: values["base-url"] ?? `${RELEASES}/v${version}`,
+      sums: parseSums(readFileSync(values.sums, "utf8")),
+    });
     if (values.out) writeFileSync(values.out, text);
     else process.stdout.write(text);
   } catch (err) {

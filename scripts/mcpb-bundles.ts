@@ -80,7 +80,8 @@ export async function writeBundles(opts: { release: string; platforms: readonly 
   for (const platform of opts.platforms) {
     const file = `mcp-code-exec-${platform}`;
     const binary = join(opts.release, file);
-    if (!existsSync(binary) || sha256File(binary) !== sums.get(file)) throw new Error(`${binary} is missing or does not match SHA256SUMS: rebuild with \`bun run build:release\``);
+    if (!existsSync(binary) || sha256File(binary) !== sums.get(file))
+      throw new Error(`${binary} is missing or does not match SHA256SUMS: rebuild with \`bun run build:release\``);
     const dir = mkdtempSync(join(tmpdir(), `mcp-code-exec-mcpb-${platform}-`));
     try {
       mkdirSync(join(dir, "server"));
@@ -111,7 +112,10 @@ if (import.meta.main) {
     },
   });
   try {
-    const platforms = values.targets.split(",").map((s) => s.trim()).filter(Boolean) as Platform[];
+    const platforms = values.targets
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean) as Platform[];
     for (const p of platforms) mcpbManifest(p);
     for (const f of await writeBundles({ release: resolve(root, values.release), platforms })) console.log(`packed ${f}`);
   } catch (err) {

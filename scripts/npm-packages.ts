@@ -12,7 +12,18 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { MCP_NAME, NPM_PACKAGE, NPM_SCOPE, parseSums, PLATFORMS, REPOSITORY, sha256File, SHORT_DESCRIPTION, VERSION, type Platform } from "./release-meta.ts";
+import {
+  MCP_NAME,
+  NPM_PACKAGE,
+  NPM_SCOPE,
+  parseSums,
+  PLATFORMS,
+  REPOSITORY,
+  sha256File,
+  SHORT_DESCRIPTION,
+  VERSION,
+  type Platform,
+} from "./release-meta.ts";
 
 const root = resolve(import.meta.dir, "..");
 const LAUNCHER_SOURCE = join(root, "packaging/npm/launcher.js");
@@ -70,7 +81,8 @@ export function writePackages(opts: { release: string; out: string; platforms: r
     const file = `mcp-code-exec-${platform}`;
     const binary = join(opts.release, file);
     const want = sums.get(file);
-    if (!want || !existsSync(binary)) throw new Error(`${binary} is not in the release (or not in its SHA256SUMS): build it with \`bun run build:release\``);
+    if (!want || !existsSync(binary))
+      throw new Error(`${binary} is not in the release (or not in its SHA256SUMS): build it with \`bun run build:release\``);
     const got = sha256File(binary);
     if (got !== want) throw new Error(`${binary} has sha256 ${got}, but SHA256SUMS says ${want}: rebuild the release`);
     const dir = join(opts.out, platform);
@@ -115,9 +127,17 @@ if (import.meta.main) {
     },
   });
   try {
-    const platforms = values.targets.split(",").map((s) => s.trim()).filter(Boolean) as Platform[];
+    const platforms = values.targets
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean) as Platform[];
     for (const p of platforms) platformManifest(p);
-    const dirs = writePackages({ release: resolve(root, values.release), out: resolve(root, values.out), platforms, version: values.version });
+    const dirs = writePackages({
+      release: resolve(root, values.release),
+      out: resolve(root, values.out),
+      platforms,
+      version: values.version,
+    });
     for (const d of dirs) console.log(`wrote ${d}`);
     if (values.publish) process.exit(await publish(dirs));
   } catch (err) {

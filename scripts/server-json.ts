@@ -63,7 +63,10 @@ export function serverJson(opts: { version?: string; bundleSums?: Map<string, st
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { bundles: { type: "string" }, out: { type: "string" }, version: { type: "string" } } });
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: { bundles: { type: "string" }, out: { type: "string" }, version: { type: "string" } },
+  });
   try {
     let bundleSums: Map<string, string> | undefined;
     if (values.bundles) {

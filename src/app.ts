@@ -105,12 +105,22 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
         spawn: spawnChild,
         engineEnv: env,
         log,
-        requests: createSandboxRpc({ pool: getPool(), toolTimeoutMs: config.toolTimeoutSec * 1000, policy, metrics, audit: getAudit(), signIn: (name) => signIn(getPool(), name) }),
+        requests: createSandboxRpc({
+          pool: getPool(),
+          toolTimeoutMs: config.toolTimeoutSec * 1000,
+          policy,
+          metrics,
+          audit: getAudit(),
+          signIn: (name) => signIn(getPool(), name),
+        }),
         metrics,
         policy,
         serverBlocked: (name) => getPool().blocked(name)?.message,
         slots,
-        discovered: () => getPool().entries().map((e) => ({ name: e.name, alias: e.alias })),
+        discovered: () =>
+          getPool()
+            .entries()
+            .map((e) => ({ name: e.name, alias: e.alias })),
         seccompProfile: () => seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) }),
         onEngine: guardEngine,
         ...extra,

@@ -7,12 +7,10 @@ import { BridgeError, renderError } from "./errors.ts";
 
 const cli = cac("mcp-code-exec");
 
-cli
-  .command("[...args]", "Serve MCP over stdio (same as `run`)")
-  .action(async (args: string[]) => {
-    if (args.length > 0) fail(new BridgeError("INVALID_INPUT", `unknown command "${args[0]}"`, { hint: "see `mcp-code-exec --help`" }));
-    await (await import("./cli/serve.ts")).serve();
-  });
+cli.command("[...args]", "Serve MCP over stdio (same as `run`)").action(async (args: string[]) => {
+  if (args.length > 0) fail(new BridgeError("INVALID_INPUT", `unknown command "${args[0]}"`, { hint: "see `mcp-code-exec --help`" }));
+  await (await import("./cli/serve.ts")).serve();
+});
 
 cli.command("run", "Serve MCP over stdio: the one tool run_python").action(async () => {
   await (await import("./cli/serve.ts")).serve();
@@ -28,9 +26,16 @@ cli
   .example("echo 'print(6*7)' | mcp-code-exec exec")
   .action(async (file: string | undefined, opts: { code?: string; timeout?: string; json?: boolean; servers?: string }) => {
     const timeout = opts.timeout === undefined ? undefined : Number(opts.timeout);
-    if (timeout !== undefined && !(timeout > 0)) fail(new BridgeError("INVALID_INPUT", `--timeout must be a positive number; got "${opts.timeout}"`));
+    if (timeout !== undefined && !(timeout > 0))
+      fail(new BridgeError("INVALID_INPUT", `--timeout must be a positive number; got "${opts.timeout}"`));
     const code = opts.code === undefined ? undefined : String(opts.code);
-    const servers = opts.servers === undefined ? undefined : String(opts.servers).split(",").map((s) => s.trim()).filter(Boolean);
+    const servers =
+      opts.servers === undefined
+        ? undefined
+        : String(opts.servers)
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
     const status = await (await import("./cli/exec.ts")).exec({ code, file, timeout, json: opts.json, servers });
     process.exit(status);
   });
@@ -44,7 +49,10 @@ cli
   });
 
 cli
-  .command("servers [action] [name]", "List the MCP servers found in every client's config, where each came from and whether it may start; `servers trust NAME` / `servers untrust NAME` approve a project's server")
+  .command(
+    "servers [action] [name]",
+    "List the MCP servers found in every client's config, where each came from and whether it may start; `servers trust NAME` / `servers untrust NAME` approve a project's server",
+  )
   .option("--json", "Machine-readable list")
   .option("--tools", "Start each approved server once and count its tools")
   .example("mcp-code-exec servers trust helper   # approve a server defined in the project's .mcp.json")
@@ -65,21 +73,40 @@ cli
   .action(async (action: string, file: string | undefined, opts: Record<string, string | boolean | undefined>) => {
     const str = (v: unknown) => (v === undefined ? undefined : String(v));
     const status = await (await import("./cli/image.ts")).image(action, file, {
-      engine: str(opts.engine), image: str(opts.image), force: opts.force === true, offline: opts.offline === true, mirror: str(opts.mirror), tag: str(opts.tag),
+      engine: str(opts.engine),
+      image: str(opts.image),
+      force: opts.force === true,
+      offline: opts.offline === true,
+      mirror: str(opts.mirror),
+      tag: str(opts.tag),
     });
     process.exit(status);
   });
 
 cli
-  .command("config <what>", "config snippet --client C: the block to paste into a client; config add --client C: write it into the client's own file")
-  .option("--client <client>", "claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, opencode, cline, continue, goose or copilot-cli")
+  .command(
+    "config <what>",
+    "config snippet --client C: the block to paste into a client; config add --client C: write it into the client's own file",
+  )
+  .option(
+    "--client <client>",
+    "claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, opencode, cline, continue, goose or copilot-cli",
+  )
   .option("--name <name>", "Server name in the client (default code-exec)")
   .option("--json", "claude-code snippet: the .mcp.json block instead of the `claude mcp add` command")
   .option("--force", "add: replace an existing entry of that name (a backup is kept)")
   .option("--npx", "Launch through npx (`npx -y mcp-code-exec@<this version>`) instead of this binary's path")
   .example("mcp-code-exec config add --client codex")
   .action(async (what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean; npx?: boolean }) => {
-    process.exit(await (await import("./cli/config-snippet.ts")).config(what, { client: opts.client, name: opts.name === undefined ? undefined : String(opts.name), json: opts.json, force: opts.force, npx: opts.npx }));
+    process.exit(
+      await (await import("./cli/config-snippet.ts")).config(what, {
+        client: opts.client,
+        name: opts.name === undefined ? undefined : String(opts.name),
+        json: opts.json,
+        force: opts.force,
+        npx: opts.npx,
+      }),
+    );
   });
 
 cli
@@ -90,24 +117,32 @@ cli
   .example("mcp-code-exec auth login notion")
   .action(async (action: string, server: string | undefined, opts: { json?: boolean; browser?: boolean; timeout?: string }) => {
     const timeout = opts.timeout === undefined ? undefined : Number(opts.timeout);
-    if (timeout !== undefined && !(timeout > 0)) fail(new BridgeError("INVALID_INPUT", `--timeout must be a positive number of seconds; got "${opts.timeout}"`));
+    if (timeout !== undefined && !(timeout > 0))
+      fail(new BridgeError("INVALID_INPUT", `--timeout must be a positive number of seconds; got "${opts.timeout}"`));
     const name = server === undefined ? undefined : String(server);
     process.exit(await (await import("./cli/auth.ts")).auth(action, name, { json: opts.json, browser: opts.browser, timeout }));
   });
 
 cli
-  .command("audit", "The audit log of proxied tool calls: time, run, call, server/tool, decision and who made it, outcome, duration, argument digest")
+  .command(
+    "audit",
+    "The audit log of proxied tool calls: time, run, call, server/tool, decision and who made it, outcome, duration, argument digest",
+  )
   .option("--follow", "Keep printing calls as bridges make them")
   .option("--json", "The JSON lines as they are stored")
   .option("--lines <n>", "Only the last N calls")
   .action(async (opts: { follow?: boolean; json?: boolean; lines?: string }) => {
     const lines = opts.lines === undefined ? undefined : Number(opts.lines);
-    if (lines !== undefined && !(Number.isInteger(lines) && lines >= 0)) fail(new BridgeError("INVALID_INPUT", `--lines must be a whole number; got "${opts.lines}"`));
+    if (lines !== undefined && !(Number.isInteger(lines) && lines >= 0))
+      fail(new BridgeError("INVALID_INPUT", `--lines must be a whole number; got "${opts.lines}"`));
     process.exit(await (await import("./cli/audit.ts")).audit({ follow: opts.follow, json: opts.json, lines }));
   });
 
 cli
-  .command("stats", "Counters of the bridges running for this user: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency")
+  .command(
+    "stats",
+    "Counters of the bridges running for this user: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency",
+  )
   .option("--json", "Machine-readable")
   .action(async (opts: { json?: boolean }) => {
     process.exit(await (await import("./cli/stats.ts")).stats(opts));
@@ -124,7 +159,10 @@ cli.help((sections) => {
   sections.push({
     title: "Environment",
     body: envTable()
-      .map((r) => `  ${r.name.padEnd(34)} ${r.description}${r.default ? ` (default: ${r.default})` : ""}${r.fileKey ? ` [settings file: ${r.fileKey}]` : ""}`)
+      .map(
+        (r) =>
+          `  ${r.name.padEnd(34)} ${r.description}${r.default ? ` (default: ${r.default})` : ""}${r.fileKey ? ` [settings file: ${r.fileKey}]` : ""}`,
+      )
       .concat(Object.values(ENV_FAMILIES).map((d) => `  ${d}`))
       .join("\n"),
   });

@@ -63,7 +63,12 @@ export class Metrics {
       upstream_restarts: this.upstreamRestarts(),
       proxied_calls: this.proxiedCalls,
       proxied_errors: this.proxiedErrors,
-      proxied_latency_ms: { mean: this.proxiedCalls ? round(this.#latencySum / this.proxiedCalls) : null, p50: pct(0.5), p99: pct(0.99), samples: sorted.length },
+      proxied_latency_ms: {
+        mean: this.proxiedCalls ? round(this.#latencySum / this.proxiedCalls) : null,
+        p50: pct(0.5),
+        p99: pct(0.99),
+        samples: sorted.length,
+      },
     };
   }
 

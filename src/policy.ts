@@ -25,7 +25,11 @@ export const PolicySchema = z
     denyTools: globs.describe(describe("MCP_BRIDGE_DENY_TOOLS")),
     askTools: globs.describe(describe("MCP_BRIDGE_ASK_TOOLS")),
     toolDefault: z.enum(["allow", "ask", "deny"]).describe(describe("MCP_BRIDGE_TOOL_DEFAULT")),
-    askTimeout: z.number().positive().max(86_400).describe(`${describe("MCP_BRIDGE_ASK_TIMEOUT")}, in seconds`),
+    askTimeout: z
+      .number()
+      .positive()
+      .max(86_400)
+      .describe(`${describe("MCP_BRIDGE_ASK_TIMEOUT")}, in seconds`),
     maxToolCallsPerRun: count.describe(describe("MCP_BRIDGE_MAX_TOOL_CALLS")),
     maxConcurrentRuns: count.describe(describe("MCP_BRIDGE_MAX_CONCURRENT_RUNS")),
     maxCodeBytes: count.describe(describe("MCP_BRIDGE_MAX_CODE_BYTES")),
@@ -54,7 +58,10 @@ export interface Policy {
 }
 
 /** Each policy field and the variable that sets it (the settings file's key is `policy.<field>`). */
-const FIELD_ENV = Object.fromEntries(Object.entries(SETTINGS_FILE_KEYS).map(([env, key]) => [key.slice("policy.".length), env])) as Record<keyof PolicyInput, EnvKey>;
+const FIELD_ENV = Object.fromEntries(Object.entries(SETTINGS_FILE_KEYS).map(([env, key]) => [key.slice("policy.".length), env])) as Record<
+  keyof PolicyInput,
+  EnvKey
+>;
 
 export const POLICY_DEFAULTS: Omit<Policy, "sources"> = Object.fromEntries(
   Object.entries(FIELD_ENV).map(([field, env]) => [field, envSetting({}, env).value ?? (ENV_DEFAULTS[env] === undefined ? [] : undefined)]),
@@ -73,7 +80,9 @@ export function loadPolicy(env: Record<string, string | undefined>, home: string
     raw = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT" || env.MCP_BRIDGE_SETTINGS) {
-      throw new BridgeError("CONFIG", `cannot read settings file ${file}: ${(err as Error).message}`, { hint: "fix or unset MCP_BRIDGE_SETTINGS" });
+      throw new BridgeError("CONFIG", `cannot read settings file ${file}: ${(err as Error).message}`, {
+        hint: "fix or unset MCP_BRIDGE_SETTINGS",
+      });
     }
   }
   if (raw !== undefined) {
@@ -113,7 +122,13 @@ const cache = new Map<string, RegExp>();
 function glob(pattern: string): RegExp {
   let re = cache.get(pattern);
   if (!re) {
-    re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i");
+    re = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+        .replace(/\*/g, ".*")
+        .replace(/\?/g, ".")}$`,
+      "i",
+    );
     cache.set(pattern, re);
   }
   return re;

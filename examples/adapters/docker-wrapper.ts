@@ -23,7 +23,8 @@ const dockerWrapper: AdapterFactory = (options) => {
 
   const binary = (): string => {
     const found = findOnPath(wanted, options.env.PATH ?? "");
-    if (!found) throw new kit.EngineUnavailableError("docker-wrapper", `${wanted} not found on PATH`, "install Docker, or unset MCP_BRIDGE_ADAPTER");
+    if (!found)
+      throw new kit.EngineUnavailableError("docker-wrapper", `${wanted} not found on PATH`, "install Docker, or unset MCP_BRIDGE_ADAPTER");
     return found;
   };
   const docker = (args: string[], timeout = 20_000) =>
@@ -42,12 +43,23 @@ const dockerWrapper: AdapterFactory = (options) => {
         const r = await docker(["version", "--format", "{{json .}}"]);
         if (r.code !== 0) {
           if (/cannot connect|daemon running|error during connect/i.test(r.stderr)) {
-            throw new kit.EngineUnavailableError("docker-wrapper", `docker is installed but not answering: ${r.stderr.trim().split("\n")[0]}`, "start the Docker daemon");
+            throw new kit.EngineUnavailableError(
+              "docker-wrapper",
+              `docker is installed but not answering: ${r.stderr.trim().split("\n")[0]}`,
+              "start the Docker daemon",
+            );
           }
-          throw new kit.BridgeError("ENGINE_FAILED", `docker version failed (exit ${r.code}): ${r.stderr.trim()}`, { source: "docker-wrapper" });
+          throw new kit.BridgeError("ENGINE_FAILED", `docker version failed (exit ${r.code}): ${r.stderr.trim()}`, {
+            source: "docker-wrapper",
+          });
         }
         const v = JSON.parse(r.stdout) as { Server?: { Version?: string } | null };
-        return { engine: "docker-wrapper", binary: bin, version: v.Server?.Version ?? "unknown", details: { labels: Object.keys(EXTRA_LABELS).join(",") } };
+        return {
+          engine: "docker-wrapper",
+          binary: bin,
+          version: v.Server?.Version ?? "unknown",
+          details: { labels: Object.keys(EXTRA_LABELS).join(",") },
+        };
       })();
       probed.catch(() => {
         probed = undefined;
@@ -74,7 +86,10 @@ const dockerWrapper: AdapterFactory = (options) => {
     async list(label) {
       const r = await docker(["ps", "--all", "--no-trunc", "--filter", `label=${label}`, "--format", "{{json .}}"]);
       if (r.code !== 0) throw new kit.BridgeError("ENGINE_FAILED", `docker ps failed: ${r.stderr.trim()}`, { source: "docker-wrapper" });
-      return r.stdout.split("\n").filter(Boolean).map((line) => summary(JSON.parse(line) as Record<string, string>));
+      return r.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => summary(JSON.parse(line) as Record<string, string>));
     },
     imageHint(image) {
       return `run \`docker pull ${image}\` (offline: \`docker load -i FILE\`)`;
@@ -96,7 +111,12 @@ function summary(row: Record<string, string>): ContainerSummary {
 }
 
 function findOnPath(command: string, path: string): string | undefined {
-  const candidates = command.includes("/") ? [command] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  const candidates = command.includes("/")
+    ? [command]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, command));
   return candidates.find((p) => {
     try {
       accessSync(p, constants.X_OK);

@@ -53,7 +53,9 @@ function resolveBinary(manifest, opts = {}) {
   }
   const found = require(path.join(dir, "package.json")).version;
   if (found !== pkg.version) {
-    throw new LauncherError(`${pkg.name} is ${found} but this launcher is ${manifest.version}: reinstall mcp-code-exec@${manifest.version} so both match.`);
+    throw new LauncherError(
+      `${pkg.name} is ${found} but this launcher is ${manifest.version}: reinstall mcp-code-exec@${manifest.version} so both match.`,
+    );
   }
   return path.join(dir, "bin", "mcp-code-exec");
 }
@@ -77,7 +79,8 @@ function run(binary, args) {
   }, 500);
   watch.unref();
   child.on("error", (err) => {
-    const hint = err.code === "EACCES" ? ` (not executable: chmod +x ${binary})` : err.code === "ENOENT" ? " (missing: reinstall mcp-code-exec)" : "";
+    const hint =
+      err.code === "EACCES" ? ` (not executable: chmod +x ${binary})` : err.code === "ENOENT" ? " (missing: reinstall mcp-code-exec)" : "";
     process.stderr.write(`[mcp-code-exec] cannot start ${binary}: ${err.message}${hint}\n`);
     process.exit(1);
   });

@@ -43,7 +43,13 @@ export async function askUser(input: AskInput): Promise<Verdict> {
     const cannot = client
       ? `${client.name}, the MCP client running mcp-code-exec, did not declare the elicitation capability, so nobody can be asked`
       : "there is no MCP client to ask it through (mcp-code-exec exec)";
-    return { decision: "deny", by: rule.by, answer: "unsupported", why: `needs your approval (${rule.rule}), but ${cannot}; to let it run without a question, ${rule.fix}`, waitMs: 0 };
+    return {
+      decision: "deny",
+      by: rule.by,
+      answer: "unsupported",
+      why: `needs your approval (${rule.rule}), but ${cannot}; to let it run without a question, ${rule.fix}`,
+      waitMs: 0,
+    };
   }
   const t0 = performance.now();
   const release = run.holdClock();
@@ -52,7 +58,13 @@ export async function askUser(input: AskInput): Promise<Verdict> {
     return await approvals.oneAtATime(async () => {
       // Answers given while this question waited for its turn.
       if (approvals.allowed(key)) return verdict({ decision: "allow", by: "user", answer: "remembered" });
-      if (approvals.deniedInRun(run.runId, key)) return verdict({ decision: "deny", by: "user", answer: "denied-earlier", why: "was denied by the user earlier in this run; not asking again until the next run" });
+      if (approvals.deniedInRun(run.runId, key))
+        return verdict({
+          decision: "deny",
+          by: "user",
+          answer: "denied-earlier",
+          why: "was denied by the user earlier in this run; not asking again until the next run",
+        });
       const unanswered = approvals.unanswered(run.runId);
       if (unanswered) return verdict({ decision: "deny", by: "policy", answer: "unanswered-earlier", why: `was not asked: ${unanswered}` });
       if (run.signal.aborted) return verdict({ decision: "deny", by: "policy", answer: "run-ended", why: "was not asked: the run ended" });
@@ -60,13 +72,29 @@ export async function askUser(input: AskInput): Promise<Verdict> {
       try {
         result = await client.elicit(approvalForm(input), { signal: run.signal, timeoutMs: input.timeoutMs });
       } catch (err) {
-        if (run.signal.aborted) return verdict({ decision: "deny", by: "policy", answer: "run-ended", why: "was not approved: the run ended while the question was open" });
+        if (run.signal.aborted)
+          return verdict({
+            decision: "deny",
+            by: "policy",
+            answer: "run-ended",
+            why: "was not approved: the run ended while the question was open",
+          });
         if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
           const secs = Math.round(input.timeoutMs / 1000);
           approvals.markUnanswered(run.runId, `an earlier question in this run got no answer within ${secs}s`);
-          return verdict({ decision: "deny", by: "policy", answer: "timeout", why: `got no answer within ${secs}s (${input.timeoutSource}), so it was refused; further questions in this run are refused without asking` });
+          return verdict({
+            decision: "deny",
+            by: "policy",
+            answer: "timeout",
+            why: `got no answer within ${secs}s (${input.timeoutSource}), so it was refused; further questions in this run are refused without asking`,
+          });
         }
-        return verdict({ decision: "deny", by: "policy", answer: "error", why: `could not be approved: ${client.name} answered the question with an error: ${(err as Error).message}` });
+        return verdict({
+          decision: "deny",
+          by: "policy",
+          answer: "error",
+          why: `could not be approved: ${client.name} answered the question with an error: ${(err as Error).message}`,
+        });
       }
       const decision = result.action === "accept" ? result.content?.decision : undefined;
       if (decision === "once") return verdict({ decision: "allow", by: "user", answer: "once" });
@@ -75,8 +103,14 @@ export async function askUser(input: AskInput): Promise<Verdict> {
         return verdict({ decision: "allow", by: "user", answer: "session" });
       }
       approvals.denyInRun(run.runId, key);
-      const how = result.action === "accept" ? "" : result.action === "decline" ? " (the question was declined)" : " (the question was dismissed)";
-      return verdict({ decision: "deny", by: "user", answer: result.action === "accept" ? "deny" : result.action, why: `was denied by the user${how}` });
+      const how =
+        result.action === "accept" ? "" : result.action === "decline" ? " (the question was declined)" : " (the question was dismissed)";
+      return verdict({
+        decision: "deny",
+        by: "user",
+        answer: result.action === "accept" ? "deny" : result.action,
+        why: `was denied by the user${how}`,
+      });
     });
   } finally {
     release();
@@ -95,7 +129,9 @@ export function approvalForm(input: Pick<AskInput, "server" | "tool" | "args" | 
     ...(about ? [`What it does: ${about}`] : []),
     `Why you are asked: ${input.rule.rule}`,
     "Arguments:",
-    ...summarizeArgs(input.args).split("\n").map((l) => `  ${l}`),
+    ...summarizeArgs(input.args)
+      .split("\n")
+      .map((l) => `  ${l}`),
   ];
   return {
     mode: "form",
@@ -118,6 +154,9 @@ export function approvalForm(input: Pick<AskInput, "server" | "tool" | "args" | 
 
 function firstSentence(text: string | undefined): string | undefined {
   if (!text) return undefined;
-  const s = text.trim().split(/(?<=[.!?])\s|\n/)[0]!.trim();
+  const s = text
+    .trim()
+    .split(/(?<=[.!?])\s|\n/)[0]!
+    .trim();
   return s.length > 160 ? `${s.slice(0, 160)}…` : s || undefined;
 }

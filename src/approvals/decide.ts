@@ -31,11 +31,23 @@ export function toolRule(policy: Policy, server: string, tool: string, annotatio
   if (refusal) return { verdict: "deny", by: "policy", rule: refusal.message.replace(/^refused by policy: /, ""), fix: "" };
   const allowHint = `add "${id}" to allowTools (${policy.sources.allowTools ?? "policy.allowTools in the settings file, or MCP_BRIDGE_ALLOW_TOOLS"})${policy.allowTools.some((p) => NAMES_NOTHING.has(p)) ? ', keeping "*" there' : ""}`;
   const ask = toolPattern(policy.askTools, server, tool);
-  if (ask) return { verdict: "ask", by: "policy", rule: `${id} matches "${ask}" in ${where(policy, "askTools")}`, fix: `remove it from askTools (${policy.sources.askTools})` };
-  const allow = toolPattern(policy.allowTools.filter((p) => !NAMES_NOTHING.has(p)), server, tool);
+  if (ask)
+    return {
+      verdict: "ask",
+      by: "policy",
+      rule: `${id} matches "${ask}" in ${where(policy, "askTools")}`,
+      fix: `remove it from askTools (${policy.sources.askTools})`,
+    };
+  const allow = toolPattern(
+    policy.allowTools.filter((p) => !NAMES_NOTHING.has(p)),
+    server,
+    tool,
+  );
   if (allow) return { verdict: "allow", by: "policy", rule: `${id} matches "${allow}" in ${where(policy, "allowTools")}`, fix: "" };
-  if (annotations?.readOnlyHint === true) return { verdict: "allow", by: "annotation", rule: `server ${server} marks ${tool} read-only (readOnlyHint)`, fix: "" };
-  if (annotations?.destructiveHint === true) return { verdict: "ask", by: "annotation", rule: `server ${server} marks ${tool} destructive (destructiveHint)`, fix: allowHint };
+  if (annotations?.readOnlyHint === true)
+    return { verdict: "allow", by: "annotation", rule: `server ${server} marks ${tool} read-only (readOnlyHint)`, fix: "" };
+  if (annotations?.destructiveHint === true)
+    return { verdict: "ask", by: "annotation", rule: `server ${server} marks ${tool} destructive (destructiveHint)`, fix: allowHint };
   const v = policy.toolDefault;
   return {
     verdict: v,

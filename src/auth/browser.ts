@@ -15,7 +15,11 @@ export interface BrowserCommand {
  * The command that opens a URL here, or undefined when there is none. `configured` is the parsed
  * MCP_BRIDGE_BROWSER (`[]` for none, undefined when unset).
  */
-export function browserCommand(configured: readonly string[] | undefined, pathVar = "", platform: NodeJS.Platform = process.platform): BrowserCommand | undefined {
+export function browserCommand(
+  configured: readonly string[] | undefined,
+  pathVar = "",
+  platform: NodeJS.Platform = process.platform,
+): BrowserCommand | undefined {
   if (configured) {
     const [command, ...args] = configured;
     return command === undefined ? undefined : { command, args };
@@ -30,7 +34,12 @@ export function browserCommand(configured: readonly string[] | undefined, pathVa
  * Start the browser on `url` without waiting for it to close; `onProblem` hears why it could not be
  * opened (the caller has printed the URL, so the user can still open it by hand).
  */
-export function openBrowser(url: string, configured: readonly string[] | undefined, env: Record<string, string | undefined>, onProblem: (message: string) => void): void {
+export function openBrowser(
+  url: string,
+  configured: readonly string[] | undefined,
+  env: Record<string, string | undefined>,
+  onProblem: (message: string) => void,
+): void {
   const cmd = browserCommand(configured, env.PATH ?? "");
   if (!cmd) return onProblem(configured ? "MCP_BRIDGE_BROWSER=none" : "no browser command found (set MCP_BRIDGE_BROWSER)");
   const path = which(cmd.command, env.PATH ?? "");
@@ -39,7 +48,10 @@ export function openBrowser(url: string, configured: readonly string[] | undefin
   for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
   runCommand(path, [...cmd.args, url], { env: childEnv }).then(
     (r) => {
-      if (r.exitCode !== 0) onProblem(`${cmd.command} exited with ${r.exitCode ?? "a signal"}${r.stderr.trim() ? `: ${r.stderr.trim().split("\n").slice(-2).join(" | ").slice(0, 300)}` : ""}`);
+      if (r.exitCode !== 0)
+        onProblem(
+          `${cmd.command} exited with ${r.exitCode ?? "a signal"}${r.stderr.trim() ? `: ${r.stderr.trim().split("\n").slice(-2).join(" | ").slice(0, 300)}` : ""}`,
+        );
     },
     (err: Error) => onProblem(`${cmd.command} failed: ${err.message}`),
   );

@@ -41,7 +41,10 @@ export async function helperHeaders(entry: ServerEntry, ctx: HeadersHelperContex
   if (t.type === "stdio" || !t.headersHelper) return {};
   // Checked here as well as before the server starts: nothing else may make this run untrusted.
   if (entry.trust.state !== "trusted") {
-    throw new HeadersHelperError(entry.name, `not run, because it would run a command on this computer and the server is not trusted: ${entry.trust.reason}${entry.trust.approve ? `; to approve it, run: ${entry.trust.approve}` : ""}`);
+    throw new HeadersHelperError(
+      entry.name,
+      `not run, because it would run a command on this computer and the server is not trusted: ${entry.trust.reason}${entry.trust.approve ? `; to approve it, run: ${entry.trust.approve}` : ""}`,
+    );
   }
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
@@ -58,17 +61,23 @@ export async function helperHeaders(entry: ServerEntry, ctx: HeadersHelperContex
   const tail = r.stderr.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
   // The command itself is never quoted in errors: it may hold a secret, and errors reach sandbox code.
   if (r.timedOut) throw new HeadersHelperError(entry.name, `the command did not finish within ${HELPER_TIMEOUT_MS / 1000}s`);
-  if (r.exitCode !== 0) throw new HeadersHelperError(entry.name, `the command exited with ${r.exitCode ?? "a signal"}${tail ? ` (stderr: ${tail})` : ""}`);
+  if (r.exitCode !== 0)
+    throw new HeadersHelperError(entry.name, `the command exited with ${r.exitCode ?? "a signal"}${tail ? ` (stderr: ${tail})` : ""}`);
   let value: unknown;
   try {
     value = JSON.parse(r.stdout);
   } catch {
-    throw new HeadersHelperError(entry.name, `the command must print a JSON object of headers, e.g. {"Authorization": "Bearer ..."}; it printed ${r.stdout.trim() ? `${r.stdout.trim().length} characters that are not JSON` : "nothing"}`);
+    throw new HeadersHelperError(
+      entry.name,
+      `the command must print a JSON object of headers, e.g. {"Authorization": "Bearer ..."}; it printed ${r.stdout.trim() ? `${r.stdout.trim().length} characters that are not JSON` : "nothing"}`,
+    );
   }
   const parsed = HeadersOutputSchema.safeParse(value);
   if (!parsed.success) {
     // Never echo the values: they are credentials.
-    const where = parsed.error.issues.map((i) => (i.path.length ? `${String(i.path[0]).slice(0, 60)}: ${i.message}` : i.message)).join("; ");
+    const where = parsed.error.issues
+      .map((i) => (i.path.length ? `${String(i.path[0]).slice(0, 60)}: ${i.message}` : i.message))
+      .join("; ");
     throw new HeadersHelperError(entry.name, `the command printed JSON that is not an object of string headers (${where})`);
   }
   return parsed.data;

@@ -61,13 +61,13 @@ export async function beginLogin(target: LoginTarget, opts: LoginOptions): Promi
   const configured = target.oauth ?? {};
   const stored = opts.store.read(storeKey(target));
   // Reuse the port of an earlier registration, so its redirect URI still matches; else any free port.
-  const storedPort = configured.clientId ? undefined : loopbackPort((stored?.client as { redirect_uris?: string[] } | undefined)?.redirect_uris?.[0]);
+  const storedPort = configured.clientId
+    ? undefined
+    : loopbackPort((stored?.client as { redirect_uris?: string[] } | undefined)?.redirect_uris?.[0]);
   const host = configured.clientId || configured.callbackPort ? "localhost" : "127.0.0.1";
   const state = randomBytes(24).toString("base64url");
   const listen = (port: number | undefined) => startLoopback({ port, host, state, server: target.name });
-  const loopback = configured.callbackPort
-    ? await listen(configured.callbackPort)
-    : await listen(storedPort).catch(() => listen(0));
+  const loopback = configured.callbackPort ? await listen(configured.callbackPort) : await listen(storedPort).catch(() => listen(0));
 
   let authorizationUrl: URL | undefined;
   const provider = new StoredOAuthProvider(
@@ -80,14 +80,22 @@ export async function beginLogin(target: LoginTarget, opts: LoginOptions): Promi
       onAuthorizationUrl: (u) => {
         authorizationUrl = u;
       },
-      discovery: configured.authServerMetadataUrl ? await presetDiscovery(configured.authServerMetadataUrl, challenge.resourceMetadataUrl, fetchFn) : undefined,
+      discovery: configured.authServerMetadataUrl
+        ? await presetDiscovery(configured.authServerMetadataUrl, challenge.resourceMetadataUrl, fetchFn)
+        : undefined,
     },
     opts.version,
   );
-  const params = { serverUrl: target.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope: configured.scopes ?? challenge.scope, fetchFn };
+  const params = {
+    serverUrl: target.url,
+    resourceMetadataUrl: challenge.resourceMetadataUrl,
+    scope: configured.scopes ?? challenge.scope,
+    fetchFn,
+  };
   try {
     const first = await auth(provider, params);
-    if (first === "AUTHORIZED" || !authorizationUrl) throw new Error("the authorization server issued tokens without asking the user; nothing to do in a browser");
+    if (first === "AUTHORIZED" || !authorizationUrl)
+      throw new Error("the authorization server issued tokens without asking the user; nothing to do in a browser");
   } catch (err) {
     loopback.cancel(err as Error);
     throw err;
@@ -95,13 +103,21 @@ export async function beginLogin(target: LoginTarget, opts: LoginOptions): Promi
   loopback.expectIssuer((provider.discoveryState()?.authorizationServerMetadata as { issuer?: string } | undefined)?.issuer);
 
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const timer = setTimeout(() => loopback.cancel(new Error(`no answer from the browser within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
+  const timer = setTimeout(
+    () => loopback.cancel(new Error(`no answer from the browser within ${Math.round(timeoutMs / 1000)}s`)),
+    timeoutMs,
+  );
   (timer as { unref?: () => void }).unref?.();
   const completion = loopback.code
     .then((code) => auth(provider, { ...params, authorizationCode: code }))
     .then(() => {
       const s = opts.store.read(storeKey(target)) ?? {};
-      return { expiresInMs: expiresInMs(s), refreshable: !!s.tokens?.refresh_token, scope: s.tokens?.scope, file: opts.store.pathFor(storeKey(target)) };
+      return {
+        expiresInMs: expiresInMs(s),
+        refreshable: !!s.tokens?.refresh_token,
+        scope: s.tokens?.scope,
+        file: opts.store.pathFor(storeKey(target)),
+      };
     })
     .finally(() => clearTimeout(timer));
   return {
@@ -139,7 +155,11 @@ async function probe(target: LoginTarget, fetchFn: FetchLike): Promise<Challenge
               jsonrpc: "2.0",
               id: 0,
               method: "initialize",
-              params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "mcp-code-exec", version: "login-probe" } },
+              params: {
+                protocolVersion: LATEST_PROTOCOL_VERSION,
+                capabilities: {},
+                clientInfo: { name: "mcp-code-exec", version: "login-probe" },
+              },
             }),
           });
   } catch (err) {
@@ -150,7 +170,11 @@ async function probe(target: LoginTarget, fetchFn: FetchLike): Promise<Challenge
   return { status: res.status, resourceMetadataUrl, scope };
 }
 
-async function presetDiscovery(metadataUrl: string, resourceMetadataUrl: URL | undefined, fetchFn: FetchLike): Promise<OAuthDiscoveryState> {
+async function presetDiscovery(
+  metadataUrl: string,
+  resourceMetadataUrl: URL | undefined,
+  fetchFn: FetchLike,
+): Promise<OAuthDiscoveryState> {
   const res = await fetchFn(metadataUrl, { headers: { Accept: "application/json" } });
   if (!res.ok) throw new Error(`oauth.authServerMetadataUrl ${metadataUrl} answered HTTP ${res.status}`);
   const body = (await res.json()) as unknown;

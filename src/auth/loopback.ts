@@ -54,17 +54,23 @@ export async function startLoopback(opts: LoopbackOptions): Promise<Loopback> {
     }
     const p = url.searchParams;
     const page = (status: number, title: string, text: string) =>
-      res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" }).end(
-        `<!doctype html><meta charset="utf-8"><title>${esc(title)}</title><h1>${esc(title)}</h1><p>${esc(text)}</p>`,
-      );
+      res
+        .writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" })
+        .end(`<!doctype html><meta charset="utf-8"><title>${esc(title)}</title><h1>${esc(title)}</h1><p>${esc(text)}</p>`);
     if (p.get("state") !== opts.state) {
       // Not ours (a stale tab, or a forged request): refuse it and keep waiting for the real one.
-      page(400, "Sign-in not accepted", "This link does not belong to the sign-in in progress (state mismatch). Start again from the terminal.");
+      page(
+        400,
+        "Sign-in not accepted",
+        "This link does not belong to the sign-in in progress (state mismatch). Start again from the terminal.",
+      );
       return;
     }
     if (issuer && p.has("iss") && p.get("iss") !== issuer) {
       page(400, "Sign-in not accepted", "The redirect came from an unexpected authorization server.");
-      return finish(new Error(`the redirect names issuer ${p.get("iss")}, expected ${issuer} (possible mix-up attack); nothing was stored`));
+      return finish(
+        new Error(`the redirect names issuer ${p.get("iss")}, expected ${issuer} (possible mix-up attack); nothing was stored`),
+      );
     }
     const error = p.get("error");
     if (error) {
@@ -83,13 +89,23 @@ export async function startLoopback(opts: LoopbackOptions): Promise<Loopback> {
 
   const first = createServer(handler);
   const port = await listen(first, opts.port ?? 0, "127.0.0.1").catch((err: NodeJS.ErrnoException) => {
-    throw new Error(err.code === "EADDRINUSE" ? `port ${opts.port} for the sign-in redirect is in use; free it or change oauth.callbackPort` : `cannot listen on 127.0.0.1 for the sign-in redirect: ${err.message}`);
+    throw new Error(
+      err.code === "EADDRINUSE"
+        ? `port ${opts.port} for the sign-in redirect is in use; free it or change oauth.callbackPort`
+        : `cannot listen on 127.0.0.1 for the sign-in redirect: ${err.message}`,
+    );
   });
   servers.push(first);
   if (host === "localhost") {
     // Browsers may resolve localhost to ::1 first; listen there too where the machine has IPv6.
     const second = createServer(handler);
-    if (await listen(second, port, "::1").then(() => true, () => false)) servers.push(second);
+    if (
+      await listen(second, port, "::1").then(
+        () => true,
+        () => false,
+      )
+    )
+      servers.push(second);
   }
   return {
     redirectUrl: `http://${host}:${port}${PATH}`,

@@ -23,7 +23,9 @@ export async function revokeStored(state: AuthState, oauth: OAuthSettings | unde
   try {
     const res = await fetchFn(endpoint, { method: "POST", headers, body, signal: AbortSignal.timeout(REVOKE_TIMEOUT_MS) });
     await res.body?.cancel().catch(() => {});
-    return res.ok ? "the authorization server revoked the token" : `the authorization server refused to revoke the token (HTTP ${res.status}); it stays valid there until it expires`;
+    return res.ok
+      ? "the authorization server revoked the token"
+      : `the authorization server refused to revoke the token (HTTP ${res.status}); it stays valid there until it expires`;
   } catch (e) {
     return `revocation failed (${(e as Error).message}); the token stays valid there until it expires`;
   }

@@ -20,22 +20,39 @@ export interface StatusRow {
 export function statusRow(e: RemoteEntry, store: TokenStore): StatusRow {
   const t = e.transport;
   const base = { name: e.name, url: t.url };
-  if (Object.keys(t.headers).some((k) => k.toLowerCase() === "authorization")) return { ...base, state: "own-header", detail: `uses the Authorization header from ${e.source}` };
+  if (Object.keys(t.headers).some((k) => k.toLowerCase() === "authorization"))
+    return { ...base, state: "own-header", detail: `uses the Authorization header from ${e.source}` };
   const s: AuthState = store.read(storeKey(t)) ?? {};
   const file = store.pathFor(storeKey(t));
   if (s.tokens) {
     const left = expiresInMs(s);
     const refreshable = !!s.tokens.refresh_token;
-    const common = { ...base, file, refreshable, scope: s.tokens.scope, expiresInSec: left === undefined ? undefined : Math.round(left / 1000) };
-    if (s.needsLogin) return { ...common, state: "needs-login", detail: `needs sign-in (${s.needsLogin.reason}, ${s.needsLogin.at}): run \`${loginCommand(e.name)}\`` };
+    const common = {
+      ...base,
+      file,
+      refreshable,
+      scope: s.tokens.scope,
+      expiresInSec: left === undefined ? undefined : Math.round(left / 1000),
+    };
+    if (s.needsLogin)
+      return {
+        ...common,
+        state: "needs-login",
+        detail: `needs sign-in (${s.needsLogin.reason}, ${s.needsLogin.at}): run \`${loginCommand(e.name)}\``,
+      };
     if (left !== undefined && left <= 0) {
       return refreshable
         ? { ...common, state: "expired", detail: "signed in; the access token expired and is refreshed at the next call" }
         : { ...common, state: "needs-login", detail: `the access token expired and cannot be refreshed: run \`${loginCommand(e.name)}\`` };
     }
-    return { ...common, state: "signed-in", detail: `signed in${left === undefined ? "" : `; access token expires in ${duration(left)}`}${refreshable ? ", refreshed automatically" : ""}` };
+    return {
+      ...common,
+      state: "signed-in",
+      detail: `signed in${left === undefined ? "" : `; access token expires in ${duration(left)}`}${refreshable ? ", refreshed automatically" : ""}`,
+    };
   }
-  if (s.needsLogin) return { ...base, file, state: "needs-login", detail: `needs sign-in (${s.needsLogin.reason}): run \`${loginCommand(e.name)}\`` };
+  if (s.needsLogin)
+    return { ...base, file, state: "needs-login", detail: `needs sign-in (${s.needsLogin.reason}): run \`${loginCommand(e.name)}\`` };
   if (t.headersHelper) return { ...base, state: "headers-helper", detail: "headers from headersHelper; no sign-in stored" };
   return { ...base, state: "none", detail: `no sign-in stored (if the server asks for one: \`${loginCommand(e.name)}\`)` };
 }

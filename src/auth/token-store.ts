@@ -73,10 +73,17 @@ export function expiresInMs(state: AuthState, now = Date.now()): number | undefi
 
 export function createTokenStore(stateDir: string): TokenStore {
   const dir = join(stateDir, "auth");
-  const norm = (key: StoreKey) => (typeof key === "string" ? { url: normalizeUrl(key) } : { url: normalizeUrl(key.url), clientId: key.clientId });
+  const norm = (key: StoreKey) =>
+    typeof key === "string" ? { url: normalizeUrl(key) } : { url: normalizeUrl(key.url), clientId: key.clientId };
   const pathFor = (key: StoreKey) => {
     const k = norm(key);
-    return join(dir, `${createHash("sha256").update(k.clientId === undefined ? k.url : `${k.url}\n${k.clientId}`).digest("hex").slice(0, 32)}.json`);
+    return join(
+      dir,
+      `${createHash("sha256")
+        .update(k.clientId === undefined ? k.url : `${k.url}\n${k.clientId}`)
+        .digest("hex")
+        .slice(0, 32)}.json`,
+    );
   };
   const matches = (r: AuthRecord | undefined, key: StoreKey): r is AuthRecord => {
     const k = norm(key);

@@ -42,7 +42,9 @@ export function createUpstreamAuth(opts: UpstreamAuthOptions): UpstreamAuth {
       const ownAuthorization = Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
       return {
         fetch: transportFetch(t.url, () => headers),
-        authProvider: ownAuthorization ? undefined : new StoredOAuthProvider({ name: entry.name, url: t.url, oauth: t.oauth }, opts.store, { kind: "background" }, opts.version),
+        authProvider: ownAuthorization
+          ? undefined
+          : new StoredOAuthProvider({ name: entry.name, url: t.url, oauth: t.oauth }, opts.store, { kind: "background" }, opts.version),
       };
     },
   };
@@ -52,12 +54,21 @@ export function createUpstreamAuth(opts: UpstreamAuthOptions): UpstreamAuth {
  * What an authentication failure means for the user, or undefined when `err` is not one. `kind` is
  * "auth_required" when signing in fixes it, "start_failed" for a headersHelper that failed.
  */
-export function describeAuthFailure(err: unknown, entry: ServerEntry): { kind: "auth_required" | "start_failed"; message: string } | undefined {
+export function describeAuthFailure(
+  err: unknown,
+  entry: ServerEntry,
+): { kind: "auth_required" | "start_failed"; message: string } | undefined {
   if (err instanceof AuthRequiredError) return { kind: "auth_required", message: err.message };
   if (err instanceof HeadersHelperError) return { kind: "start_failed", message: `${err.message} (defined in ${entry.source})` };
   if (err instanceof UnauthorizedError || err instanceof OAuthError) {
-    const what = err instanceof OAuthError ? `the authorization server answered ${err.errorCode}${err.message ? ` (${err.message})` : ""}` : err.message;
-    return { kind: "auth_required", message: `server ${entry.name} refused the stored sign-in: ${what}; run \`${loginCommand(entry.name)}\`, then call again` };
+    const what =
+      err instanceof OAuthError
+        ? `the authorization server answered ${err.errorCode}${err.message ? ` (${err.message})` : ""}`
+        : err.message;
+    return {
+      kind: "auth_required",
+      message: `server ${entry.name} refused the stored sign-in: ${what}; run \`${loginCommand(entry.name)}\`, then call again`,
+    };
   }
   const status = (err as { code?: unknown }).code;
   const message = (err as Error)?.message ?? "";

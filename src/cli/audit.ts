@@ -16,7 +16,12 @@ export interface AuditOptions {
 const POLL_MS = 250;
 
 /** `stop` ends `--follow` (the command stops it on Ctrl-C). */
-export async function audit(opts: AuditOptions, env: Record<string, string | undefined> = process.env, out: (s: string) => void = (s) => process.stdout.write(s), stop?: AbortSignal): Promise<number> {
+export async function audit(
+  opts: AuditOptions,
+  env: Record<string, string | undefined> = process.env,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  stop?: AbortSignal,
+): Promise<number> {
   const config = loadConfig(env, env.HOME || homedir());
   const path = auditPath(config.stateDir);
   const files = [...Array.from({ length: KEEP }, (_, i) => `${path}.${KEEP - i}`), path].filter((f) => existsSync(f));

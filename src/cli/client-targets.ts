@@ -11,7 +11,21 @@ import { envValue } from "../config/server-sources.ts";
 import type { Launch } from "../host/self.ts";
 
 /** Every client `config snippet` / `config add` knows, in our order. */
-export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex", "gemini", "zed", "opencode", "cline", "continue", "goose", "copilot-cli"] as const;
+export const CLIENTS = [
+  "claude-desktop",
+  "claude-code",
+  "cursor",
+  "vscode",
+  "windsurf",
+  "codex",
+  "gemini",
+  "zed",
+  "opencode",
+  "cline",
+  "continue",
+  "goose",
+  "copilot-cli",
+] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
 export interface TargetContext {
@@ -68,7 +82,13 @@ export const TARGETS: Record<ClientName, Target> = {
     entry: (l, e) => withArgsEnv(l, e, { type: "stdio" }),
     where: 'merge into "mcpServers" in .mcp.json at the project root',
   },
-  cursor: { file: (c) => path.join(c.home, ".cursor", "mcp.json"), format: "json", path: mcpServers, entry: (l, e) => withArgsEnv(l, e), where: 'merge into "mcpServers" in ~/.cursor/mcp.json (every project) or .cursor/mcp.json (this project)' },
+  cursor: {
+    file: (c) => path.join(c.home, ".cursor", "mcp.json"),
+    format: "json",
+    path: mcpServers,
+    entry: (l, e) => withArgsEnv(l, e),
+    where: 'merge into "mcpServers" in ~/.cursor/mcp.json (every project) or .cursor/mcp.json (this project)',
+  },
   vscode: {
     file: (c) => path.join(appConfig(c), "Code", "User", "mcp.json"),
     format: "json",
@@ -76,15 +96,44 @@ export const TARGETS: Record<ClientName, Target> = {
     entry: (l, e) => withArgsEnv(l, e, { type: "stdio" }),
     where: 'merge into "servers" in .vscode/mcp.json (this workspace), or run "MCP: Open User Configuration"',
   },
-  windsurf: { file: (c) => path.join(c.home, ".codeium", "windsurf", "mcp_config.json"), format: "json", path: mcpServers, entry: (l, e) => withArgsEnv(l, e), where: 'merge into "mcpServers" in ~/.codeium/windsurf/mcp_config.json, then refresh Windsurf\'s MCP list' },
-  codex: { file: (c) => path.join(codexHome(c), "config.toml"), format: "toml", path: (n) => ["mcp_servers", n], entry: (l, e) => withArgsEnv(l, e), where: "append to ~/.codex/config.toml (or run `codex mcp add`)" },
-  gemini: { file: (c) => path.join(c.home, ".gemini", "settings.json"), format: "json", path: mcpServers, entry: (l, e) => withArgsEnv(l, e), where: 'merge into "mcpServers" in ~/.gemini/settings.json' },
-  zed: { file: (c) => path.join(xdgConfig(c), c.platform === "win32" ? "Zed" : "zed", "settings.json"), format: "json", path: (n) => ["context_servers", n], entry: (l, e) => withArgsEnv(l, e), where: 'merge into "context_servers" in Zed\'s settings.json' },
+  windsurf: {
+    file: (c) => path.join(c.home, ".codeium", "windsurf", "mcp_config.json"),
+    format: "json",
+    path: mcpServers,
+    entry: (l, e) => withArgsEnv(l, e),
+    where: 'merge into "mcpServers" in ~/.codeium/windsurf/mcp_config.json, then refresh Windsurf\'s MCP list',
+  },
+  codex: {
+    file: (c) => path.join(codexHome(c), "config.toml"),
+    format: "toml",
+    path: (n) => ["mcp_servers", n],
+    entry: (l, e) => withArgsEnv(l, e),
+    where: "append to ~/.codex/config.toml (or run `codex mcp add`)",
+  },
+  gemini: {
+    file: (c) => path.join(c.home, ".gemini", "settings.json"),
+    format: "json",
+    path: mcpServers,
+    entry: (l, e) => withArgsEnv(l, e),
+    where: 'merge into "mcpServers" in ~/.gemini/settings.json',
+  },
+  zed: {
+    file: (c) => path.join(xdgConfig(c), c.platform === "win32" ? "Zed" : "zed", "settings.json"),
+    format: "json",
+    path: (n) => ["context_servers", n],
+    entry: (l, e) => withArgsEnv(l, e),
+    where: 'merge into "context_servers" in Zed\'s settings.json',
+  },
   opencode: {
     file: (c) => path.join(xdgConfig(c), "opencode", "opencode.json"),
     format: "json",
     path: (n) => ["mcp", n],
-    entry: (l, e) => ({ type: "local", command: [l.command, ...l.args], enabled: true, ...(Object.keys(e).length ? { environment: e } : {}) }),
+    entry: (l, e) => ({
+      type: "local",
+      command: [l.command, ...l.args],
+      enabled: true,
+      ...(Object.keys(e).length ? { environment: e } : {}),
+    }),
     where: 'merge into "mcp" in ~/.config/opencode/opencode.json',
   },
   cline: {
@@ -102,7 +151,11 @@ export const TARGETS: Record<ClientName, Target> = {
     where: "save as .continue/mcpServers/<name>.yaml in the workspace, or add the item to mcpServers in ~/.continue/config.yaml",
   },
   goose: {
-    file: (c) => path.join(c.platform === "win32" ? path.join(appConfig(c), "Block", "goose", "config") : path.join(xdgConfig(c), "goose"), "config.yaml"),
+    file: (c) =>
+      path.join(
+        c.platform === "win32" ? path.join(appConfig(c), "Block", "goose", "config") : path.join(xdgConfig(c), "goose"),
+        "config.yaml",
+      ),
     format: "yaml",
     path: (n) => ["extensions", n],
     entry: (l, e) => ({ name: "", type: "stdio", cmd: l.command, args: l.args, envs: e, enabled: true, timeout: 300 }),

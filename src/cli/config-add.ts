@@ -22,7 +22,13 @@ export interface AddResult {
 }
 
 /** Add (or with force replace) our entry in `client`'s file. Throws a BridgeError when it exists. */
-export function addToClient(client: ClientName, name: string, launch: Launch, env: Record<string, string>, opts: { force?: boolean; home?: string; env?: Record<string, string | undefined>; platform?: NodeJS.Platform } = {}): AddResult {
+export function addToClient(
+  client: ClientName,
+  name: string,
+  launch: Launch,
+  env: Record<string, string>,
+  opts: { force?: boolean; home?: string; env?: Record<string, string | undefined>; platform?: NodeJS.Platform } = {},
+): AddResult {
   const t = TARGETS[client];
   const file = t.file({ env: opts.env ?? process.env, home: opts.home ?? homedir(), platform: opts.platform ?? process.platform });
   let text = "";
@@ -32,7 +38,10 @@ export function addToClient(client: ClientName, name: string, launch: Launch, en
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new BridgeError("CONFIG", `cannot read ${file}: ${(e as Error).message}`);
   }
   const entry = entryFor(client, name, launch, env);
-  const exists = () => new BridgeError("INVALID_INPUT", `${file} already has a server named ${JSON.stringify(name)}`, { hint: "pass --force to replace it (a backup is kept), or --name to add ours under another name" });
+  const exists = () =>
+    new BridgeError("INVALID_INPUT", `${file} already has a server named ${JSON.stringify(name)}`, {
+      hint: "pass --force to replace it (a backup is kept), or --name to add ours under another name",
+    });
   let next: string;
   let replaced = false;
   try {
@@ -51,10 +60,15 @@ export function addToClient(client: ClientName, name: string, launch: Launch, en
       const kept = replaced ? removeTomlTable(text, name) : text;
       next = `${kept.replace(/\s*$/, "")}${kept.trim() ? "\n\n" : ""}${tomlTable(name, entry)}\n`;
       const check = parseToml(next) as { mcp_servers?: Record<string, { command?: string }> };
-      if (check.mcp_servers?.[name]?.command !== launch.command) throw new BridgeError("CONFIG", `${file}: could not add [mcp_servers.${name}] cleanly (it is defined in another form, e.g. inline); edit it by hand`);
+      if (check.mcp_servers?.[name]?.command !== launch.command)
+        throw new BridgeError(
+          "CONFIG",
+          `${file}: could not add [mcp_servers.${name}] cleanly (it is defined in another form, e.g. inline); edit it by hand`,
+        );
     } else {
       const doc = parseDocument(text);
-      if (doc.errors.length) throw new BridgeError("CONFIG", `${file} is not valid YAML; fix it first (\`mcp-code-exec servers\` shows where)`);
+      if (doc.errors.length)
+        throw new BridgeError("CONFIG", `${file} is not valid YAML; fix it first (\`mcp-code-exec servers\` shows where)`);
       if (client === "continue") {
         let list = doc.get("mcpServers");
         if (!isSeq(list)) {
@@ -111,6 +125,7 @@ export function configAdd(opts: { client?: string; name?: string; force?: boolea
   const name = opts.name || "code-exec";
   const r = addToClient(client, name, launchFor(opts.npx), bridgeEnvForEntry(), { force: opts.force });
   process.stdout.write(`${r.replaced ? "Replaced" : "Added"} ${name} in ${r.file}${r.backup ? ` (backup: ${r.backup})` : ""}.\n`);
-  if (client === "claude-code") process.stdout.write("Claude Code reads it as a user-scope server in every project (like `claude mcp add --scope user`).\n");
+  if (client === "claude-code")
+    process.stdout.write("Claude Code reads it as a user-scope server in every project (like `claude mcp add --scope user`).\n");
   return 0;
 }

@@ -23,12 +23,18 @@ export interface SnippetInput {
 }
 
 /** The text to paste and a note on where it goes. */
-export function renderSnippet(input: SnippetInput, home = homedir(), platform: NodeJS.Platform = process.platform): { text: string; where: string } {
+export function renderSnippet(
+  input: SnippetInput,
+  home = homedir(),
+  platform: NodeJS.Platform = process.platform,
+): { text: string; where: string } {
   const { client, name, launch, env } = input;
   const t = TARGETS[client];
   if (client === "claude-code" && !input.json) {
     const envFlags = Object.entries(env).flatMap(([k, v]) => ["-e", shellQuote(`${k}=${v}`)]);
-    const text = ["claude", "mcp", "add", shellQuote(name), ...envFlags, "--", ...[launch.command, ...launch.args].map(shellQuote)].join(" ");
+    const text = ["claude", "mcp", "add", shellQuote(name), ...envFlags, "--", ...[launch.command, ...launch.args].map(shellQuote)].join(
+      " ",
+    );
     return { text, where: "run this in your project (add --scope user after `add` for every project); --json prints the .mcp.json block" };
   }
   const file = t.file({ env: process.env, home, platform });
@@ -44,7 +50,9 @@ export function shellQuote(s: string): string {
 /** The client named on the command line, or a usage error listing them. */
 export function clientArg(client: string | undefined): ClientName {
   if (!client || !(CLIENTS as readonly string[]).includes(client)) {
-    throw new BridgeError("INVALID_INPUT", client ? `unknown client "${client}"` : "which client?", { hint: `pass --client ${CLIENTS.join("|")}` });
+    throw new BridgeError("INVALID_INPUT", client ? `unknown client "${client}"` : "which client?", {
+      hint: `pass --client ${CLIENTS.join("|")}`,
+    });
   }
   return client as ClientName;
 }
@@ -67,15 +75,26 @@ export function launchFor(npx = process.env.MCP_CODE_EXEC_LAUNCHER === "npx"): L
 /** Print the snippet; returns the exit status. */
 export function configSnippet(opts: { client?: string; name?: string; json?: boolean; npx?: boolean }): number {
   const client = clientArg(opts.client);
-  const { text, where } = renderSnippet({ client, name: opts.name || "code-exec", launch: launchFor(opts.npx), env: bridgeEnvForEntry(), json: opts.json });
+  const { text, where } = renderSnippet({
+    client,
+    name: opts.name || "code-exec",
+    launch: launchFor(opts.npx),
+    env: bridgeEnvForEntry(),
+    json: opts.json,
+  });
   process.stdout.write(`${text}\n`);
   process.stderr.write(`# ${where}\n`);
   return 0;
 }
 
 /** `config snippet` or `config add` from the command line. */
-export async function config(what: string, opts: { client?: string; name?: string; json?: boolean; force?: boolean; npx?: boolean }): Promise<number> {
+export async function config(
+  what: string,
+  opts: { client?: string; name?: string; json?: boolean; force?: boolean; npx?: boolean },
+): Promise<number> {
   if (what === "snippet") return configSnippet(opts);
   if (what === "add") return (await import("./config-add.ts")).configAdd(opts);
-  throw new BridgeError("INVALID_INPUT", `unknown config action "${what}"`, { hint: "use `mcp-code-exec config snippet --client claude-desktop` or `config add --client cursor`" });
+  throw new BridgeError("INVALID_INPUT", `unknown config action "${what}"`, {
+    hint: "use `mcp-code-exec config snippet --client claude-desktop` or `config add --client cursor`",
+  });
 }

@@ -27,7 +27,10 @@ export interface EngineChoice {
 }
 
 /** Probe the engines in selection order; `chosen` is what the bridge would use. */
-export async function engineChecks(choice: EngineChoice, options: AdapterOptions): Promise<{ checks: Check[]; chosen?: Selected; available: Selected[] }> {
+export async function engineChecks(
+  choice: EngineChoice,
+  options: AdapterOptions,
+): Promise<{ checks: Check[]; chosen?: Selected; available: Selected[] }> {
   const pinned = choice.adapter ?? choice.engine;
   const order = pinned ? [pinned] : AUTO_ORDER;
   const how = choice.adapter ? "MCP_BRIDGE_ADAPTER" : choice.engine ? "MCP_BRIDGE_RUNTIME" : "auto: the first that answers is used";
@@ -46,7 +49,11 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
         chosen = { adapter, info };
         checks.push({ name: `engine ${label}`, ok: true, detail: describe(info) });
       } else {
-        checks.push({ name: `engine ${label}`, ok: true, detail: `${describe(info)}; available, not used: ${chosen?.adapter.name ?? blockedBy} comes first` });
+        checks.push({
+          name: `engine ${label}`,
+          ok: true,
+          detail: `${describe(info)}; available, not used: ${chosen?.adapter.name ?? blockedBy} comes first`,
+        });
       }
     } catch (err) {
       const fix = err instanceof BridgeError ? err.hint : undefined;
@@ -54,9 +61,22 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
         checks.push({ name: `engine ${label}`, ok: true, skipped: true, detail: `not here: ${err.message}`, fix });
       } else if (pinned || (!chosen && !blockedBy)) {
         if (!pinned) blockedBy = label;
-        checks.push({ name: `engine ${label}`, ok: false, detail: renderError(err), fix: pinned ? fix : `${fix ? `${fix}; ` : ""}auto-selection stops at this error: fix it, or set MCP_BRIDGE_RUNTIME to another engine` });
+        checks.push({
+          name: `engine ${label}`,
+          ok: false,
+          detail: renderError(err),
+          fix: pinned
+            ? fix
+            : `${fix ? `${fix}; ` : ""}auto-selection stops at this error: fix it, or set MCP_BRIDGE_RUNTIME to another engine`,
+        });
       } else {
-        checks.push({ name: `engine ${label}`, ok: true, skipped: true, detail: `not reached (${chosen?.adapter.name ?? blockedBy} comes first), and failing: ${renderError(err)}`, fix });
+        checks.push({
+          name: `engine ${label}`,
+          ok: true,
+          skipped: true,
+          detail: `not reached (${chosen?.adapter.name ?? blockedBy} comes first), and failing: ${renderError(err)}`,
+          fix,
+        });
       }
     }
   }
@@ -64,17 +84,33 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
     checks.push(
       blockedBy
         ? { name: "selection", ok: false, detail: `auto-selection stops at ${blockedBy}, which is installed but failing (see above)` }
-        : { name: "selection", ok: false, detail: "no engine available", fix: pinned ? "see the engine's fix above" : "install podman (Debian/Ubuntu: apt-get install podman runc; macOS: brew install podman, then podman machine init --now) or Docker (docker.io, Docker Desktop, OrbStack, Colima)" },
+        : {
+            name: "selection",
+            ok: false,
+            detail: "no engine available",
+            fix: pinned
+              ? "see the engine's fix above"
+              : "install podman (Debian/Ubuntu: apt-get install podman runc; macOS: brew install podman, then podman machine init --now) or Docker (docker.io, Docker Desktop, OrbStack, Colima)",
+          },
     );
     return { checks, available };
   }
-  checks.push({ name: "selection", ok: true, detail: `would use ${chosen.adapter.name}${pinned ? ` (${how})` : ` (auto order: ${AUTO_ORDER.join(", ")})`}` });
+  checks.push({
+    name: "selection",
+    ok: true,
+    detail: `would use ${chosen.adapter.name}${pinned ? ` (${how})` : ` (auto order: ${AUTO_ORDER.join(", ")})`}`,
+  });
   if (chosen.adapter.ensureRunning) {
     try {
       await chosen.adapter.ensureRunning();
       checks.push({ name: `${chosen.adapter.name} running`, ok: true, detail: "the engine is up (started it if it was stopped)" });
     } catch (err) {
-      checks.push({ name: `${chosen.adapter.name} running`, ok: false, detail: renderError(err), fix: err instanceof BridgeError ? err.hint : undefined });
+      checks.push({
+        name: `${chosen.adapter.name} running`,
+        ok: false,
+        detail: renderError(err),
+        fix: err instanceof BridgeError ? err.hint : undefined,
+      });
       return { checks, available };
     }
   }
@@ -82,6 +118,8 @@ export async function engineChecks(choice: EngineChoice, options: AdapterOptions
 }
 
 function describe(info: EngineInfo): string {
-  const d = Object.entries(info.details).map(([k, v]) => `${k}=${v}`).join(", ");
+  const d = Object.entries(info.details)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ");
   return `${info.binary} ${info.version}${d ? ` (${d})` : ""}`;
 }

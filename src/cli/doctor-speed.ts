@@ -25,18 +25,38 @@ interface Candidate {
   current: boolean;
 }
 
-export async function speedChecks(args: { chosen: Selected; available: Selected[]; config: Config; env: Record<string, string>; seccompProfile?: string }): Promise<Check[]> {
+export async function speedChecks(args: {
+  chosen: Selected;
+  available: Selected[];
+  config: Config;
+  env: Record<string, string>;
+  seccompProfile?: string;
+}): Promise<Check[]> {
   const { chosen, config } = args;
-  const candidates: Candidate[] = [{ label: describeChoice(chosen, config.ociRuntime), setting: "", selected: chosen, ociRuntime: config.ociRuntime, current: true }];
+  const candidates: Candidate[] = [
+    { label: describeChoice(chosen, config.ociRuntime), setting: "", selected: chosen, ociRuntime: config.ociRuntime, current: true },
+  ];
   for (const other of args.available) {
     if (other.adapter.name === chosen.adapter.name || other.adapter.ensureRunning) continue; // a VM is not a like-for-like choice
-    candidates.push({ label: other.adapter.name, setting: `MCP_BRIDGE_RUNTIME=${other.adapter.name}`, selected: other, ociRuntime: undefined, current: false });
+    candidates.push({
+      label: other.adapter.name,
+      setting: `MCP_BRIDGE_RUNTIME=${other.adapter.name}`,
+      selected: other,
+      ociRuntime: undefined,
+      current: false,
+    });
   }
   if (chosen.adapter.name === "podman") {
     const current = config.ociRuntime ?? chosen.info.details.ociRuntime;
     for (const rt of OTHER_RUNTIMES) {
       if (rt === current || !which(rt, args.env.PATH)) continue;
-      candidates.push({ label: `podman with ${rt}`, setting: `MCP_BRIDGE_OCI_RUNTIME=${rt}`, selected: chosen, ociRuntime: rt, current: false });
+      candidates.push({
+        label: `podman with ${rt}`,
+        setting: `MCP_BRIDGE_OCI_RUNTIME=${rt}`,
+        selected: chosen,
+        ociRuntime: rt,
+        current: false,
+      });
     }
   }
   if (candidates.length === 1) return [];
@@ -55,8 +75,16 @@ export async function speedChecks(args: { chosen: Selected; available: Selected[
     const xs = [...(times.get(c) ?? [])].sort((a, b) => a - b);
     return xs.length ? xs[Math.floor(xs.length / 2)]! : Number.NaN;
   };
-  const parts = candidates.map((c) => (failed.has(c) ? `${c.label}: does not start here (${failed.get(c)})` : `${c.label}${c.current ? " (in use)" : ""}: ${Math.round(median(c))} ms`));
-  const check: Check = { name: "sandbox start time", ok: true, detail: `median of ${ROUNDS} starts of the same hardened container: ${parts.join("; ")}` };
+  const parts = candidates.map((c) =>
+    failed.has(c)
+      ? `${c.label}: does not start here (${failed.get(c)})`
+      : `${c.label}${c.current ? " (in use)" : ""}: ${Math.round(median(c))} ms`,
+  );
+  const check: Check = {
+    name: "sandbox start time",
+    ok: true,
+    detail: `median of ${ROUNDS} starts of the same hardened container: ${parts.join("; ")}`,
+  };
   const now = median(candidates[0]!);
   const best = candidates.filter((c) => !c.current && !failed.has(c)).sort((a, b) => median(a) - median(b))[0];
   if (best && Number.isFinite(now) && median(best) < now * (1 - WORTH_IT)) {
@@ -71,7 +99,12 @@ function describeChoice(s: Selected, ociRuntime: string | undefined): string {
 }
 
 /** Milliseconds from spawn to exit, or why the start failed (its last line). */
-async function startOnce(c: Candidate, config: Config, env: Record<string, string>, seccompProfile: string | undefined): Promise<number | string> {
+async function startOnce(
+  c: Candidate,
+  config: Config,
+  env: Record<string, string>,
+  seccompProfile: string | undefined,
+): Promise<number | string> {
   const spec: ContainerSpec = { ...containerSpec(config, seccompProfile), ociRuntime: c.ociRuntime, command: ["python3", "-c", "pass"] };
   const [command, ...rest] = await c.selected.adapter.runArgv(spec);
   const t0 = performance.now();

@@ -67,7 +67,11 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   process.on("exit", removeAllContainersSync);
   const { config } = app;
   checks.push(...hostChecks());
-  checks.push({ name: "engine search path", ok: true, detail: `engines are looked for on PATH, then where installers put them: ${app.env.PATH}` });
+  checks.push({
+    name: "engine search path",
+    ok: true,
+    detail: `engines are looked for on PATH, then where installers put them: ${app.env.PATH}`,
+  });
 
   // Engines, in selection order, with the reason each one was skipped.
   const engines = await engineChecks({ engine: config.engine, adapter: config.adapter }, { env: app.env, log: app.log });
@@ -77,7 +81,12 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   if (adapter.name === "podman") checks.push(...podmanHints(info.details));
 
   const hasImage = await adapter.imageExists(config.image);
-  checks.push({ name: "image", ok: hasImage, detail: `${config.image} ${hasImage ? "present" : "missing"}`, fix: hasImage ? undefined : adapter.imageHint(config.image) });
+  checks.push({
+    name: "image",
+    ok: hasImage,
+    detail: `${config.image} ${hasImage ? "present" : "missing"}`,
+    fix: hasImage ? undefined : adapter.imageHint(config.image),
+  });
   if (!hasImage) return report(checks, opts.json);
 
   const session = app.newSession({ engine: async () => ({ adapter, info: await adapter.probe() }) });
@@ -86,15 +95,31 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
     const outcome = await session.run({ code: PROBE_SCRIPT, timeoutSec: 60 });
     const ms = Math.round(performance.now() - t0);
     if (outcome.error || outcome.value === undefined) {
-      checks.push({ name: "sandbox start", ok: false, detail: outcome.error?.message ?? "no probe result", fix: `the sandbox started but its python3 could not run the probe: use the offline image (\`mcp-code-exec image build --offline\`, then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm) or an image with Python 3.9+` });
+      checks.push({
+        name: "sandbox start",
+        ok: false,
+        detail: outcome.error?.message ?? "no probe result",
+        fix: `the sandbox started but its python3 could not run the probe: use the offline image (\`mcp-code-exec image build --offline\`, then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm) or an image with Python 3.9+`,
+      });
     } else {
-      checks.push({ name: "sandbox start", ok: true, detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"})` });
+      checks.push({
+        name: "sandbox start",
+        ok: true,
+        detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"})`,
+      });
       checks.push(...verifyFlags(JSON.parse(pyToJson(outcome.value)) as ProbeReport, app, isGvisor(config.ociRuntime)));
       const seccompProfile = seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) });
       checks.push(...(await speedChecks({ chosen: engines.chosen, available: engines.available, config, env: app.env, seccompProfile })));
     }
   } catch (err) {
-    checks.push({ name: "sandbox start", ok: false, detail: renderError(err), fix: (err instanceof BridgeError && err.hint) || `\`${adapter.name} run --rm ${config.image} true\` shows whether any container starts on this engine` });
+    checks.push({
+      name: "sandbox start",
+      ok: false,
+      detail: renderError(err),
+      fix:
+        (err instanceof BridgeError && err.hint) ||
+        `\`${adapter.name} run --rm ${config.image} true\` shows whether any container starts on this engine`,
+    });
   } finally {
     await session.close();
   }
@@ -139,37 +164,130 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = f
   const { config } = app;
   // gVisor's guest kernel does not show seccomp, no_new_privs or cgroup files; the engine applies
   // them to the sandbox process on the host, outside the guest.
-  const outside = (name: string, what: string): Check => ({ name, ok: true, detail: `not visible inside gVisor (${what}); applied by the engine outside the guest kernel` });
+  const outside = (name: string, what: string): Check => ({
+    name,
+    ok: true,
+    detail: `not visible inside gVisor (${what}); applied by the engine outside the guest kernel`,
+  });
   const [uid, gid] = config.user.split(":").map(Number);
   const memBytes = parseSize(config.memory);
   const mem = p.memory_limit === null || p.memory_limit === "max" ? undefined : Number(p.memory_limit);
-  const rootlessHint = "rootless podman on a cgroup v1 host cannot enforce this: run the bridge as root, or move the host to cgroup v2 with systemd";
-  const ignored = (flag: string) => `the engine ignored ${flag}: update it (podman ≥ 4, docker ≥ 20.10), or pick another with MCP_BRIDGE_RUNTIME`;
+  const rootlessHint =
+    "rootless podman on a cgroup v1 host cannot enforce this: run the bridge as root, or move the host to cgroup v2 with systemd";
+  const ignored = (flag: string) =>
+    `the engine ignored ${flag}: update it (podman ≥ 4, docker ≥ 20.10), or pick another with MCP_BRIDGE_RUNTIME`;
   const check = (name: string, ok: boolean, detail: string, fix: string): Check => (ok ? { name, ok, detail } : { name, ok, detail, fix });
   const ourInit = p.ppid === 1 && /^python/.test(p.init_comm ?? "");
   return [
-    check("init (PID 1)", ourInit, ourInit
-      ? "the sandbox's own init (PID 1) reaps orphans, enforces the lifetime cap and ends the sandbox when the bridge goes; no engine init helper (catatonit, tini) is needed, so none is used"
-      : `PID 1 is ${p.init_comm ?? "unknown"} and the interpreter's parent is ${p.ppid}: something started its own init before the sandbox's`,
-      "remove --init (or an init of your own) from the engine's flags or your adapter: the sandbox brings its own"),
-    check("unprivileged user", p.uid === uid && p.gid === (gid ?? uid), `uid=${p.uid} gid=${p.gid}`, `${ignored("--user")}; MCP_BRIDGE_CONTAINER_USER is ${config.user}`),
+    check(
+      "init (PID 1)",
+      ourInit,
+      ourInit
+        ? "the sandbox's own init (PID 1) reaps orphans, enforces the lifetime cap and ends the sandbox when the bridge goes; no engine init helper (catatonit, tini) is needed, so none is used"
+        : `PID 1 is ${p.init_comm ?? "unknown"} and the interpreter's parent is ${p.ppid}: something started its own init before the sandbox's`,
+      "remove --init (or an init of your own) from the engine's flags or your adapter: the sandbox brings its own",
+    ),
+    check(
+      "unprivileged user",
+      p.uid === uid && p.gid === (gid ?? uid),
+      `uid=${p.uid} gid=${p.gid}`,
+      `${ignored("--user")}; MCP_BRIDGE_CONTAINER_USER is ${config.user}`,
+    ),
     check("no capabilities", /^0+$/.test(p.cap_eff ?? ""), `CapEff=${p.cap_eff}`, ignored("--cap-drop ALL")),
-    gvisor && p.no_new_privs === null ? outside("no-new-privileges", "NoNewPrivs absent") : check("no-new-privileges", p.no_new_privs === "1", `NoNewPrivs=${p.no_new_privs}`, ignored("--security-opt no-new-privileges")),
-    gvisor ? outside("seccomp", `Seccomp=${p.seccomp}`) : check("seccomp", p.seccomp === "2", `Seccomp=${p.seccomp} (2 = filter)`, "the engine runs without a seccomp filter: use an engine built with seccomp support (`podman info` / `docker info` list it)"),
-    check("seccomp profile", p.unshare_errno !== 0, p.unshare_errno === 0 ? "unshare(CLONE_NEWUSER) succeeded: the bridge's profile is not applied" : `unshare(CLONE_NEWUSER) refused (errno ${p.unshare_errno})`, ignored("--security-opt seccomp=PROFILE")),
+    gvisor && p.no_new_privs === null
+      ? outside("no-new-privileges", "NoNewPrivs absent")
+      : check("no-new-privileges", p.no_new_privs === "1", `NoNewPrivs=${p.no_new_privs}`, ignored("--security-opt no-new-privileges")),
+    gvisor
+      ? outside("seccomp", `Seccomp=${p.seccomp}`)
+      : check(
+          "seccomp",
+          p.seccomp === "2",
+          `Seccomp=${p.seccomp} (2 = filter)`,
+          "the engine runs without a seccomp filter: use an engine built with seccomp support (`podman info` / `docker info` list it)",
+        ),
+    check(
+      "seccomp profile",
+      p.unshare_errno !== 0,
+      p.unshare_errno === 0
+        ? "unshare(CLONE_NEWUSER) succeeded: the bridge's profile is not applied"
+        : `unshare(CLONE_NEWUSER) refused (errno ${p.unshare_errno})`,
+      ignored("--security-opt seccomp=PROFILE"),
+    ),
     check("read-only root", !p.root_writable, p.root_writable ? "/ is writable" : "/ is read-only", ignored("--read-only")),
-    check("writable /tmp tmpfs", p.tmp_writable && p.tmp_bytes <= parseSize(config.tmpfsSize) * 1.05, `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})`, `${ignored("--tmpfs /tmp:size=…")}; the size comes from MCP_BRIDGE_TMPFS_SIZE`),
-    check("sized /dev/shm", p.shm_bytes <= parseSize(config.shmSize) * 1.05, `${mib(p.shm_bytes)} (limit ${config.shmSize})`, `${ignored("--shm-size")}; the size comes from MCP_BRIDGE_SHM_SIZE`),
-    check("no network", p.network !== "connected" && (p.interfaces ?? []).every((i) => i === "lo"), `interfaces=${JSON.stringify(p.interfaces)}; connect: ${p.network}`, `${ignored("--network none")}; or add gVisor (MCP_BRIDGE_OCI_RUNTIME=runsc)`),
-    gvisor && mem === undefined ? outside("memory limit", "no cgroup files") : check("memory limit", mem !== undefined && mem <= memBytes * 1.05, `cgroup limit ${p.memory_limit} (want ${config.memory})`, mem === undefined ? rootlessHint : `${ignored("--memory")}; the size comes from MCP_BRIDGE_MEMORY`),
-    gvisor && p.pids_limit === null ? outside("pids limit", "no cgroup files") : check("pids limit", p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids, `pids.max=${p.pids_limit} (want ${config.pids})`, p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : ignored("--pids-limit")),
-    gvisor && p.cpu_max.includes("?") ? outside("cpu limit", "no cgroup files") : check("cpu limit", /^\d+ \d+$/.test(p.cpu_max), `cpu quota/period ${p.cpu_max} (want ${config.cpus})`, `${ignored("--cpus")}; the host may lack the cpu cgroup controller`),
-    check("ulimits", p.nofile[1] <= 1024 && p.nproc[1] <= 1024, `nofile=${p.nofile.join(":")} nproc=${p.nproc.join(":")}`, ignored("--ulimit")),
-    check("environment allow-list", p.env.every((k) => ALLOWED_ENV.has(k)), p.env.join(" "), `the image sets variables that reach user code (${p.env.filter((k) => !ALLOWED_ENV.has(k)).join(", ")}): use an image without them, e.g. \`mcp-code-exec image build --offline\``),
+    check(
+      "writable /tmp tmpfs",
+      p.tmp_writable && p.tmp_bytes <= parseSize(config.tmpfsSize) * 1.05,
+      `${mib(p.tmp_bytes)} (limit ${config.tmpfsSize})`,
+      `${ignored("--tmpfs /tmp:size=…")}; the size comes from MCP_BRIDGE_TMPFS_SIZE`,
+    ),
+    check(
+      "sized /dev/shm",
+      p.shm_bytes <= parseSize(config.shmSize) * 1.05,
+      `${mib(p.shm_bytes)} (limit ${config.shmSize})`,
+      `${ignored("--shm-size")}; the size comes from MCP_BRIDGE_SHM_SIZE`,
+    ),
+    check(
+      "no network",
+      p.network !== "connected" && (p.interfaces ?? []).every((i) => i === "lo"),
+      `interfaces=${JSON.stringify(p.interfaces)}; connect: ${p.network}`,
+      `${ignored("--network none")}; or add gVisor (MCP_BRIDGE_OCI_RUNTIME=runsc)`,
+    ),
+    gvisor && mem === undefined
+      ? outside("memory limit", "no cgroup files")
+      : check(
+          "memory limit",
+          mem !== undefined && mem <= memBytes * 1.05,
+          `cgroup limit ${p.memory_limit} (want ${config.memory})`,
+          mem === undefined ? rootlessHint : `${ignored("--memory")}; the size comes from MCP_BRIDGE_MEMORY`,
+        ),
+    gvisor && p.pids_limit === null
+      ? outside("pids limit", "no cgroup files")
+      : check(
+          "pids limit",
+          p.pids_limit !== null && p.pids_limit !== "max" && Number(p.pids_limit) <= config.pids,
+          `pids.max=${p.pids_limit} (want ${config.pids})`,
+          p.pids_limit === "max" || p.pids_limit === null ? rootlessHint : ignored("--pids-limit"),
+        ),
+    gvisor && p.cpu_max.includes("?")
+      ? outside("cpu limit", "no cgroup files")
+      : check(
+          "cpu limit",
+          /^\d+ \d+$/.test(p.cpu_max),
+          `cpu quota/period ${p.cpu_max} (want ${config.cpus})`,
+          `${ignored("--cpus")}; the host may lack the cpu cgroup controller`,
+        ),
+    check(
+      "ulimits",
+      p.nofile[1] <= 1024 && p.nproc[1] <= 1024,
+      `nofile=${p.nofile.join(":")} nproc=${p.nproc.join(":")}`,
+      ignored("--ulimit"),
+    ),
+    check(
+      "environment allow-list",
+      p.env.every((k) => ALLOWED_ENV.has(k)),
+      p.env.join(" "),
+      `the image sets variables that reach user code (${p.env.filter((k) => !ALLOWED_ENV.has(k)).join(", ")}): use an image without them, e.g. \`mcp-code-exec image build --offline\``,
+    ),
   ];
 }
 
-const ALLOWED_ENV = new Set(["HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "MPLBACKEND", "MPLCONFIGDIR", "PATH", "HOSTNAME", "container", "GPG_KEY", "PYTHON_VERSION", "PYTHON_SHA256", "LC_CTYPE", "TERM"]);
+const ALLOWED_ENV = new Set([
+  "HOME",
+  "TMPDIR",
+  "LANG",
+  "PYTHONDONTWRITEBYTECODE",
+  "PYTHONUNBUFFERED",
+  "MPLBACKEND",
+  "MPLCONFIGDIR",
+  "PATH",
+  "HOSTNAME",
+  "container",
+  "GPG_KEY",
+  "PYTHON_VERSION",
+  "PYTHON_SHA256",
+  "LC_CTYPE",
+  "TERM",
+]);
 
 function hostChecks(): Check[] {
   const out: Check[] = [];
@@ -188,15 +306,24 @@ function podmanHints(details: Record<string, string>): Check[] {
     out.push({
       name: "podman OCI runtime",
       ok: false,
-      detail: "podman uses crun on a cgroup v1 host; crun fails here with \"cgroups in hybrid mode not supported\"",
+      detail: 'podman uses crun on a cgroup v1 host; crun fails here with "cgroups in hybrid mode not supported"',
       fix: 'apt-get install runc, then in /etc/containers/containers.conf set [engine] runtime = "runc" and cgroup_manager = "cgroupfs"',
     });
   }
   if (details.rootless === "true" && details.cgroupVersion === "v1") {
-    out.push({ name: "podman rootless", ok: false, detail: "rootless podman on cgroup v1 does not enforce memory or pids limits", fix: "run the bridge as root or use cgroup v2" });
+    out.push({
+      name: "podman rootless",
+      ok: false,
+      detail: "rootless podman on cgroup v1 does not enforce memory or pids limits",
+      fix: "run the bridge as root or use cgroup v2",
+    });
   }
   if (conf !== undefined && !/default_ulimits/.test(conf)) {
-    out.push({ name: "podman ulimits", ok: true, detail: "the bridge passes explicit --ulimit nofile/nproc (podman's defaults fail without CAP_SYS_RESOURCE)" });
+    out.push({
+      name: "podman ulimits",
+      ok: true,
+      detail: "the bridge passes explicit --ulimit nofile/nproc (podman's defaults fail without CAP_SYS_RESOURCE)",
+    });
   }
   return out;
 }

@@ -35,7 +35,11 @@ async function engineRun(c: { selected: Selected; env: Record<string, string> },
   const { binary, engine } = c.selected.info;
   const r = await runCommand(binary, args, { env: c.env });
   if (r.exitCode !== 0) {
-    throw new BridgeError("ENGINE_FAILED", `${what} failed: \`${engine} ${args.join(" ")}\` exited ${r.exitCode ?? "by signal"}: ${r.stderr.trim().slice(0, 800)}`, { source: engine });
+    throw new BridgeError(
+      "ENGINE_FAILED",
+      `${what} failed: \`${engine} ${args.join(" ")}\` exited ${r.exitCode ?? "by signal"}: ${r.stderr.trim().slice(0, 800)}`,
+      { source: engine },
+    );
   }
   return r;
 }
@@ -45,8 +49,10 @@ const mib = (file: string) => `${(statSync(file).size / 1024 / 1024).toFixed(1)}
 /** `image save FILE`: write the image to a tar file another machine can `image load`. */
 export async function imageSave(file: string, opts: ImageOptions & { force?: boolean }): Promise<number> {
   const out = resolve(file);
-  if (existsSync(out) && !opts.force) throw new BridgeError("INVALID_INPUT", `${out} already exists`, { hint: "choose another file name, or pass --force to overwrite it" });
-  if (!existsSync(dirname(out))) throw new BridgeError("INVALID_INPUT", `folder ${dirname(out)} does not exist`, { hint: "create it first, or save somewhere else" });
+  if (existsSync(out) && !opts.force)
+    throw new BridgeError("INVALID_INPUT", `${out} already exists`, { hint: "choose another file name, or pass --force to overwrite it" });
+  if (!existsSync(dirname(out)))
+    throw new BridgeError("INVALID_INPUT", `folder ${dirname(out)} does not exist`, { hint: "create it first, or save somewhere else" });
   const c = await context(opts);
   const { engine } = c.selected.info;
   if (!(await c.selected.adapter.imageExists(c.image))) {
@@ -65,11 +71,14 @@ export async function imageSave(file: string, opts: ImageOptions & { force?: boo
 /** `image load FILE`: import a file written by `image save` (or `podman/docker save`). */
 export async function imageLoad(file: string, opts: ImageOptions): Promise<number> {
   const input = resolve(file);
-  if (!existsSync(input)) throw new BridgeError("INVALID_INPUT", `no such file: ${input}`, { hint: "pass the file written by `mcp-code-exec image save`" });
+  if (!existsSync(input))
+    throw new BridgeError("INVALID_INPUT", `no such file: ${input}`, { hint: "pass the file written by `mcp-code-exec image save`" });
   const c = await context(opts);
   const { engine, binary } = c.selected.info;
   const r = await engineRun(c, ["load", "-i", input], "loading the image");
-  const loaded = [...`${r.stdout}\n${r.stderr}`.matchAll(/Loaded image(?:\(s\))?: *(.+)/g)].flatMap((m) => (m[1] as string).split(",").map((s) => s.trim()));
+  const loaded = [...`${r.stdout}\n${r.stderr}`.matchAll(/Loaded image(?:\(s\))?: *(.+)/g)].flatMap((m) =>
+    (m[1] as string).split(",").map((s) => s.trim()),
+  );
   // Podman stores local images as localhost/NAME and saves them so; docker would keep that prefix and
   // not find NAME. Give docker the short name too.
   for (const name of loaded) {
@@ -106,17 +115,29 @@ export async function imagePull(opts: ImageOptions): Promise<number> {
 /** `image build --offline`: the offline image from Debian packages (debootstrap), as scripts/build-image.sh. */
 export async function imageBuild(opts: { engine?: string; mirror?: string; tag?: string; force?: boolean }): Promise<number> {
   if (process.platform !== "linux") {
-    throw new BridgeError("INVALID_INPUT", "image build needs Linux (debootstrap and chroot)", { hint: "build on a Linux machine and move the image with `image save` / `image load`" });
+    throw new BridgeError("INVALID_INPUT", "image build needs Linux (debootstrap and chroot)", {
+      hint: "build on a Linux machine and move the image with `image save` / `image load`",
+    });
   }
   const bash = which("bash", process.env.PATH ?? "");
-  if (!bash) throw new BridgeError("INVALID_INPUT", "bash not found on PATH", { hint: "install bash; image build runs the embedded build script with it" });
+  if (!bash)
+    throw new BridgeError("INVALID_INPUT", "bash not found on PATH", {
+      hint: "install bash; image build runs the embedded build script with it",
+    });
   const dir = mkdtempSync(join(tmpdir(), "mcp-code-exec-build-"));
   const file = join(dir, "build-image.sh");
   writeFileSync(file, BUILD_IMAGE_SH, { mode: 0o700 });
   const image = opts.tag ?? process.env.MCP_BRIDGE_OFFLINE_IMAGE ?? OFFLINE_IMAGE;
   const engine = opts.engine ?? process.env.MCP_BRIDGE_RUNTIME;
-  const args = [file, ...(engine && engine !== "auto" ? ["--engines", engine] : []), ...(opts.mirror ? ["--mirror", opts.mirror] : []), ...(opts.force ? ["--force"] : [])];
-  const env = Object.fromEntries(Object.entries({ ...process.env, MCP_BRIDGE_OFFLINE_IMAGE: image }).filter((e): e is [string, string] => e[1] !== undefined));
+  const args = [
+    file,
+    ...(engine && engine !== "auto" ? ["--engines", engine] : []),
+    ...(opts.mirror ? ["--mirror", opts.mirror] : []),
+    ...(opts.force ? ["--force"] : []),
+  ];
+  const env = Object.fromEntries(
+    Object.entries({ ...process.env, MCP_BRIDGE_OFFLINE_IMAGE: image }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   try {
     const code = await streamed(bash, args, env);
     if (code !== 0) {
@@ -144,7 +165,11 @@ async function streamed(command: string, args: string[], env: Record<string, str
 }
 
 /** `image <action> [file]` from the command line. */
-export async function image(action: string, file: string | undefined, opts: ImageOptions & { force?: boolean; offline?: boolean; mirror?: string; tag?: string }): Promise<number> {
+export async function image(
+  action: string,
+  file: string | undefined,
+  opts: ImageOptions & { force?: boolean; offline?: boolean; mirror?: string; tag?: string },
+): Promise<number> {
   const needFile = (verb: string): string => {
     if (!file) throw new BridgeError("INVALID_INPUT", `image ${verb} needs a file name`, { hint: `mcp-code-exec image ${verb} FILE.tar` });
     return file;
@@ -159,6 +184,8 @@ export async function image(action: string, file: string | undefined, opts: Imag
     case "build":
       return imageBuild(opts);
     default:
-      throw new BridgeError("INVALID_INPUT", `unknown image action "${action}"`, { hint: "use save FILE, load FILE, pull, or build --offline" });
+      throw new BridgeError("INVALID_INPUT", `unknown image action "${action}"`, {
+        hint: "use save FILE, load FILE, pull, or build --offline",
+      });
   }
 }

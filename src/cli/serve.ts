@@ -61,7 +61,16 @@ export async function serve(): Promise<void> {
   // then in the instructions the client gets.
   const { problem } = await readiness;
   if (shuttingDown) return;
-  server = createBridgeServer({ config, session, render: getRenderer(config.outputMode), log, version: VERSION, pool: app.pool, metrics: app.metrics, problem });
+  server = createBridgeServer({
+    config,
+    session,
+    render: getRenderer(config.outputMode),
+    log,
+    version: VERSION,
+    pool: app.pool,
+    metrics: app.metrics,
+    problem,
+  });
   // Memory goes back once nothing has happened for a while: after start-up, after each burst of calls.
   const idle = new IdleCollector(IDLE_GC_MS);
   const transport = new StdioTransport({
@@ -69,7 +78,8 @@ export async function serve(): Promise<void> {
     stdin: process.stdin,
     stdout: process.stdout,
     maxMessageBytes: config.maxMessageBytes,
-    onRefused: ({ reason, bytes, method, answered }) => log.warn("client message refused", { bytes, method, answered, reason: reason.slice(0, 200) }),
+    onRefused: ({ reason, bytes, method, answered }) =>
+      log.warn("client message refused", { bytes, method, answered, reason: reason.slice(0, 200) }),
   });
   transport.onclose = () => void shutdown("transport closed");
   server.oninitialized = () => {

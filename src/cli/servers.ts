@@ -21,10 +21,15 @@ export interface ServersOptions {
 export async function servers(action: string | undefined, name: string | undefined, opts: ServersOptions): Promise<number> {
   if (action === undefined || action === "list") return list(opts);
   if (action === "trust" || action === "untrust") {
-    if (!name) throw new BridgeError("INVALID_INPUT", `which server? \`mcp-code-exec servers ${action} NAME\``, { hint: "`mcp-code-exec servers` lists them" });
+    if (!name)
+      throw new BridgeError("INVALID_INPUT", `which server? \`mcp-code-exec servers ${action} NAME\``, {
+        hint: "`mcp-code-exec servers` lists them",
+      });
     return action === "trust" ? trust(name) : untrust(name);
   }
-  throw new BridgeError("INVALID_INPUT", `unknown servers action "${action}"`, { hint: "use `mcp-code-exec servers`, `servers trust NAME` or `servers untrust NAME`" });
+  throw new BridgeError("INVALID_INPUT", `unknown servers action "${action}"`, {
+    hint: "use `mcp-code-exec servers`, `servers trust NAME` or `servers untrust NAME`",
+  });
 }
 
 function discover(): { d: Discovery; close: () => Promise<void>; app: ReturnType<typeof createApp> } {
@@ -58,7 +63,11 @@ async function list(opts: ServersOptions): Promise<number> {
       trustFile: d.trustFile,
       servers: d.servers.map((s) => {
         const a = authRow(s, store);
-        return { ...serverJson(s), ...(opts.tools ? { tools: toolCounts.get(s.name) } : {}), ...(a ? { auth: { state: a.state, detail: a.detail } } : {}) };
+        return {
+          ...serverJson(s),
+          ...(opts.tools ? { tools: toolCounts.get(s.name) } : {}),
+          ...(a ? { auth: { state: a.state, detail: a.detail } } : {}),
+        };
       }),
       skipped: d.skipped,
       problems: d.problems,
@@ -80,7 +89,8 @@ async function list(opts: ServersOptions): Promise<number> {
     const tools = !opts.tools ? "" : typeof count === "number" ? `  [${count} tools]` : `  [${count}]`;
     w(`  ${s.name} (mcp_${s.alias}) ${state}: ${clientLabel(s.client)}, ${s.scope} scope, ${s.transport.type}${tools}`);
     w(`      ${displayTransport(s.transport)}`);
-    if (s.transport.type !== "stdio" && s.transport.headersHelper) w(`      headersHelper (runs on this computer at each connection): ${maskCommandLine(s.transport.headersHelper)}`);
+    if (s.transport.type !== "stdio" && s.transport.headersHelper)
+      w(`      headersHelper (runs on this computer at each connection): ${maskCommandLine(s.transport.headersHelper)}`);
     w(`      from ${s.source}${s.at ? ` (${s.at})` : ""}`);
     if (s.shadowed.length) w(`      also defined in ${s.shadowed.join(", ")} (not used)`);
     if (s.trust.state === "trusted") w(`      trusted: ${s.trust.reason}`);
@@ -125,7 +135,12 @@ export function serverJson(s: ServerEntry): Record<string, unknown> {
     type: t.type,
     ...(t.type === "stdio"
       ? { command: t.command, args: maskArgs(t.args), env: maskMap(t.env), ...(t.cwd ? { cwd: t.cwd } : {}) }
-      : { url: maskUrl(t.url), headers: maskMap(t.headers), ...(t.headersHelper ? { headersHelper: maskCommandLine(t.headersHelper) } : {}), ...(t.oauth ? { oauth: maskOAuth(t.oauth) } : {}) }),
+      : {
+          url: maskUrl(t.url),
+          headers: maskMap(t.headers),
+          ...(t.headersHelper ? { headersHelper: maskCommandLine(t.headersHelper) } : {}),
+          ...(t.oauth ? { oauth: maskOAuth(t.oauth) } : {}),
+        }),
     trust: s.trust,
     needs: s.needs,
     notes: s.notes,
@@ -145,7 +160,8 @@ function maskOAuth(o: OAuthSettings): Record<string, unknown> {
 
 function maskMap(m: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(m)) out[k] = /token|secret|passw|key|auth|credential|cookie|session/i.test(k) ? "***" : maskArgs([v])[0]!;
+  for (const [k, v] of Object.entries(m))
+    out[k] = /token|secret|passw|key|auth|credential|cookie|session/i.test(k) ? "***" : maskArgs([v])[0]!;
   return out;
 }
 
@@ -161,7 +177,8 @@ function trust(name: string): number {
   addTrust(d.trustFile, { name, file: s.source, client: s.client, digest: s.digest, approved: new Date().toISOString() });
   w(`Approved ${name} (${clientLabel(s.client)}, ${s.scope} scope, ${s.source}). It will run:`);
   w(`  ${displayTransport(s.transport)}`);
-  if (s.transport.type !== "stdio" && s.transport.headersHelper) w(`  and, at each connection, its headersHelper on this computer: ${maskCommandLine(s.transport.headersHelper)}`);
+  if (s.transport.type !== "stdio" && s.transport.headersHelper)
+    w(`  and, at each connection, its headersHelper on this computer: ${maskCommandLine(s.transport.headersHelper)}`);
   w(`Recorded in ${d.trustFile}. If its command, args, env names, url or headersHelper change, it needs approval again.`);
   return 0;
 }
@@ -172,7 +189,9 @@ function untrust(name: string): number {
   const removed = removeTrust(d.trustFile, name, s?.source);
   const again = s && removed === 0 ? removeTrust(d.trustFile, name) : 0;
   const n = removed + again;
-  process.stdout.write(n ? `Removed ${n} approval(s) of ${name} from ${d.trustFile}.\n` : `No approval of ${name} is recorded in ${d.trustFile}.\n`);
+  process.stdout.write(
+    n ? `Removed ${n} approval(s) of ${name} from ${d.trustFile}.\n` : `No approval of ${name} is recorded in ${d.trustFile}.\n`,
+  );
   if (s && s.trust.state === "trusted" && !s.trust.reason.startsWith("approved with")) {
     process.stdout.write(`${name} is still trusted: ${s.trust.reason}.\n`);
   }

@@ -33,7 +33,9 @@ export function skills(action: string, name: string | undefined, opts: { json?: 
       return 0;
     }
     default:
-      process.stderr.write(`[mcp-code-exec] unknown action ${JSON.stringify(action)}: use skills list, skills show NAME or skills rm NAME\n`);
+      process.stderr.write(
+        `[mcp-code-exec] unknown action ${JSON.stringify(action)}: use skills list, skills show NAME or skills rm NAME\n`,
+      );
       return 2;
   }
 }

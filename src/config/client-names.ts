@@ -18,7 +18,22 @@ export const CLIENT_LABELS: Record<string, string> = {
 };
 
 /** Our order between clients; inside each, the client's own precedence between its scopes. */
-export const CLIENT_ORDER = ["bridge", "claude-code", "claude-desktop", "vscode", "cursor", "windsurf", "codex", "gemini", "zed", "opencode", "cline", "continue", "goose", "copilot-cli"] as const;
+export const CLIENT_ORDER = [
+  "bridge",
+  "claude-code",
+  "claude-desktop",
+  "vscode",
+  "cursor",
+  "windsurf",
+  "codex",
+  "gemini",
+  "zed",
+  "opencode",
+  "cline",
+  "continue",
+  "goose",
+  "copilot-cli",
+] as const;
 
 export const CLIENT_ORDER_TEXT = `between clients an earlier one wins a name: MCP_BRIDGE_CONFIG, our folders, ${CLIENT_ORDER.slice(1)
   .map((c) => CLIENT_LABELS[c])

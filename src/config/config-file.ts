@@ -43,13 +43,20 @@ export function parseConfigText(input: string, format: FileFormat): ReadResult {
       const e = errors[0]!;
       const { line, column } = lineColumn(text, e.offset);
       const at = formatJsonPath(getLocation(text, e.offset).path.filter((p) => p !== ""));
-      return { status: "error", message: `invalid JSON at line ${line}, column ${column}${at ? ` (in ${at})` : ""}: ${describeJsonError(e, text)}` };
+      return {
+        status: "error",
+        message: `invalid JSON at line ${line}, column ${column}${at ? ` (in ${at})` : ""}: ${describeJsonError(e, text)}`,
+      };
     }
   } else if (format === "toml") {
     try {
       data = parseToml(text);
     } catch (e) {
-      if (e instanceof TomlError) return { status: "error", message: `invalid TOML at line ${e.line}, column ${e.column}: ${e.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "")}` };
+      if (e instanceof TomlError)
+        return {
+          status: "error",
+          message: `invalid TOML at line ${e.line}, column ${e.column}: ${e.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "")}`,
+        };
       return { status: "error", message: `invalid TOML: ${(e as Error).message}` };
     }
   } else {
@@ -57,7 +64,10 @@ export function parseConfigText(input: string, format: FileFormat): ReadResult {
     const e = doc.errors[0];
     if (e) {
       const { line, column } = lineColumn(text, e.pos[0]);
-      return { status: "error", message: `invalid YAML at line ${line}, column ${column}: ${e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` };
+      return {
+        status: "error",
+        message: `invalid YAML at line ${line}, column ${column}: ${e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`,
+      };
     }
     data = doc.toJS({ maxAliasCount: 100 });
     if (data === null || data === undefined) data = {};
@@ -91,7 +101,10 @@ const JSON_ERROR_TEXT: Record<string, string> = {
 function describeJsonError(e: ParseError, text: string): string {
   const name = printParseErrorCode(e.error);
   const base = JSON_ERROR_TEXT[name] ?? name;
-  const found = e.offset >= text.length ? "end of input" : `'${text.slice(e.offset, e.offset + Math.max(1, Math.min(e.length, 20))).replace(/\s+/g, " ")}'`;
+  const found =
+    e.offset >= text.length
+      ? "end of input"
+      : `'${text.slice(e.offset, e.offset + Math.max(1, Math.min(e.length, 20))).replace(/\s+/g, " ")}'`;
   if (name === "InvalidSymbol" && text[e.offset] === "'") return "strings must use double quotes";
   return `${base}, found ${found}`;
 }

@@ -72,14 +72,25 @@ export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegme
       try {
         Object.assign(env, parseDotenv(fs.readFileSync(file, "utf8")));
       } catch (e) {
-        out.needs.push({ what: `envFile ${file}`, at: formatJsonPath([...at, "envFile"]), why: `cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, supply: "create the file, or remove envFile from the definition" });
+        out.needs.push({
+          what: `envFile ${file}`,
+          at: formatJsonPath([...at, "envFile"]),
+          why: `cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          supply: "create the file, or remove envFile from the definition",
+        });
       }
     }
     Object.assign(env, xmap(def.env, "env"));
     for (const p of def.passEnv ?? []) {
       const v = ctx.env[p.name];
       if (v !== undefined) env[p.name] = v;
-      else if (p.keeper) out.needs.push({ what: p.name, at: formatJsonPath(at), why: `${p.keeper} keeps this value itself`, supply: `set ${p.name} in the bridge's environment` });
+      else if (p.keeper)
+        out.needs.push({
+          what: p.name,
+          at: formatJsonPath(at),
+          why: `${p.keeper} keeps this value itself`,
+          supply: `set ${p.name} in the bridge's environment`,
+        });
     }
     const t: ServerTransport = { type: "stdio", command, args, env };
     if (def.cwd !== undefined) t.cwd = path.resolve(ctx.cwd, expandHome(x(def.cwd, [...at, "cwd"]), ctx.home));
@@ -91,7 +102,13 @@ export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegme
     for (const h of def.headersFromEnv ?? []) {
       const v = ctx.env[h.env];
       if (v !== undefined && v !== "") headers[h.header] = `${h.prefix ?? ""}${v}`;
-      else out.needs.push({ what: h.env, at: formatJsonPath(at), why: `the ${h.header} header comes from environment variable ${h.env}, which is not set`, supply: `set ${h.env} in the bridge's environment` });
+      else
+        out.needs.push({
+          what: h.env,
+          at: formatJsonPath(at),
+          why: `the ${h.header} header comes from environment variable ${h.env}, which is not set`,
+          supply: `set ${h.env} in the bridge's environment`,
+        });
     }
     let protocol = "";
     try {
@@ -99,7 +116,8 @@ export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegme
     } catch {
       if (!out.needs.length) out.problems.push({ path: [...at, "url"], message: `not a valid URL: ${JSON.stringify(url)}` });
     }
-    if (protocol && protocol !== "http:" && protocol !== "https:") out.problems.push({ path: [...at, "url"], message: `expected an http or https URL, got ${protocol}` });
+    if (protocol && protocol !== "http:" && protocol !== "https:")
+      out.problems.push({ path: [...at, "url"], message: `expected an http or https URL, got ${protocol}` });
     const t: ServerTransport = { type: def.type, url, headers };
     if (def.headersHelper !== undefined) t.headersHelper = def.headersHelper;
     if (def.oauthSettings) {

@@ -65,7 +65,12 @@ const positiveInt = (name: string) =>
 const globList = (name: string) =>
   z
     .string()
-    .transform((raw) => raw.split(",").map((s) => s.trim()).filter(Boolean))
+    .transform((raw) =>
+      raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .refine((l) => l.every((g) => g.length <= 300), `${name}: each pattern at most 300 characters`);
 
 const flag = z
@@ -119,7 +124,7 @@ export const ENV_SCHEMA = {
     .string()
     .trim()
     .toLowerCase()
-    .regex(/^\d+(\.\d+)?[kmg]?$/, 'expected an engine memory size like 512m or 2g')
+    .regex(/^\d+(\.\d+)?[kmg]?$/, "expected an engine memory size like 512m or 2g")
     .describe("Sandbox memory limit (swap disabled)"),
   MCP_BRIDGE_PIDS: positiveInt("MCP_BRIDGE_PIDS").describe("Sandbox process/thread limit"),
   MCP_BRIDGE_CPUS: z
@@ -142,12 +147,7 @@ export const ENV_SCHEMA = {
     "Hard cap on a sandbox's life, enforced by the sandbox's own init even if the bridge dies",
   ),
   MCP_BRIDGE_STATE_DIR: z.string().trim().min(1).describe("Where caches and state live"),
-  MCP_BRIDGE_OUTPUT_MODE: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(OUTPUT_MODES))
-    .describe("Result rendering: compact, toon or json"),
+  MCP_BRIDGE_OUTPUT_MODE: z.string().trim().toLowerCase().pipe(z.enum(OUTPUT_MODES)).describe("Result rendering: compact, toon or json"),
   MCP_BRIDGE_STRUCTURED_CONTENT: flag.describe(
     "Also send results as structuredContent, with a declared outputSchema (Codex and Claude Code then show their model only that JSON: no plot, no rendered text)",
   ),
@@ -159,7 +159,12 @@ export const ENV_SCHEMA = {
     .transform((v) => (v === "WARN" ? "WARNING" : v))
     .pipe(z.enum(LOG_LEVELS))
     .describe("Log level on stderr: DEBUG, INFO, WARNING, ERROR"),
-  MCP_BRIDGE_LOG_FORMAT: z.string().trim().toLowerCase().pipe(z.enum(["text", "json"])).describe("Log lines on stderr: text or json"),
+  MCP_BRIDGE_LOG_FORMAT: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["text", "json"]))
+    .describe("Log lines on stderr: text or json"),
   MCP_BRIDGE_OCI_RUNTIME: z
     .string()
     .trim()
@@ -178,11 +183,20 @@ export const ENV_SCHEMA = {
     .refine((p) => isAbsolute(p), "must be an absolute path")
     .refine((p) => isDirectory(p), "is not an existing directory")
     .describe("Host folder mounted at /workspace in the sandbox (read-only unless MCP_BRIDGE_WORKSPACE_MODE=rw)"),
-  MCP_BRIDGE_WORKSPACE_MODE: z.string().trim().toLowerCase().pipe(z.enum(["ro", "rw"])).describe("ro or rw"),
+  MCP_BRIDGE_WORKSPACE_MODE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["ro", "rw"]))
+    .describe("ro or rw"),
   MCP_BRIDGE_IMAGE_CAP: bytes("MCP_BRIDGE_IMAGE_CAP").describe("Largest image returned from a run"),
   MCP_BRIDGE_FILE_CAP: bytes("MCP_BRIDGE_FILE_CAP").describe("Largest file returned from /tmp/outputs/"),
-  MCP_BRIDGE_RESULT_CAP: bytes("MCP_BRIDGE_RESULT_CAP").describe("Images and files one run returns, in all, base64 included (clients such as the MCP SDK drop a response over 10 MiB)"),
-  MCP_BRIDGE_MAX_MESSAGE: bytes("MCP_BRIDGE_MAX_MESSAGE").describe("Largest MCP message read from the client; a larger one is answered with an error and skipped"),
+  MCP_BRIDGE_RESULT_CAP: bytes("MCP_BRIDGE_RESULT_CAP").describe(
+    "Images and files one run returns, in all, base64 included (clients such as the MCP SDK drop a response over 10 MiB)",
+  ),
+  MCP_BRIDGE_MAX_MESSAGE: bytes("MCP_BRIDGE_MAX_MESSAGE").describe(
+    "Largest MCP message read from the client; a larger one is answered with an error and skipped",
+  ),
   MCP_BRIDGE_TMPFS_SIZE: z
     .string()
     .trim()
@@ -199,20 +213,32 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_SETTINGS: z.string().trim().min(1).describe("Our settings file (the `policy` section)"),
   MCP_BRIDGE_ALLOW_SERVERS: globList("MCP_BRIDGE_ALLOW_SERVERS").describe("Servers code may load, comma-separated globs (all when unset)"),
   MCP_BRIDGE_DENY_SERVERS: globList("MCP_BRIDGE_DENY_SERVERS").describe("Servers code may never load, comma-separated globs; deny wins"),
-  MCP_BRIDGE_ALLOW_TOOLS: globList("MCP_BRIDGE_ALLOW_TOOLS").describe('Tools code may call, as "server/tool" or "tool" globs (all when unset)'),
+  MCP_BRIDGE_ALLOW_TOOLS: globList("MCP_BRIDGE_ALLOW_TOOLS").describe(
+    'Tools code may call, as "server/tool" or "tool" globs (all when unset)',
+  ),
   MCP_BRIDGE_DENY_TOOLS: globList("MCP_BRIDGE_DENY_TOOLS").describe("Tools code may never call; deny wins"),
-  MCP_BRIDGE_ASK_TOOLS: globList("MCP_BRIDGE_ASK_TOOLS").describe("Tools that run only once you approve the call (asked through your MCP client); deny wins over ask, ask over allow"),
+  MCP_BRIDGE_ASK_TOOLS: globList("MCP_BRIDGE_ASK_TOOLS").describe(
+    "Tools that run only once you approve the call (asked through your MCP client); deny wins over ask, ask over allow",
+  ),
   MCP_BRIDGE_TOOL_DEFAULT: z
     .string()
     .trim()
     .toLowerCase()
     .pipe(z.enum(["allow", "ask", "deny"]))
-    .describe("allow, ask or deny: for a tool no list names and whose server marks it neither read-only (then allow) nor destructive (then ask)"),
-  MCP_BRIDGE_ASK_TIMEOUT: seconds("MCP_BRIDGE_ASK_TIMEOUT").describe("How long an approval question waits for your answer before the call is refused"),
+    .describe(
+      "allow, ask or deny: for a tool no list names and whose server marks it neither read-only (then allow) nor destructive (then ask)",
+    ),
+  MCP_BRIDGE_ASK_TIMEOUT: seconds("MCP_BRIDGE_ASK_TIMEOUT").describe(
+    "How long an approval question waits for your answer before the call is refused",
+  ),
   MCP_BRIDGE_MAX_TOOL_CALLS: positiveInt("MCP_BRIDGE_MAX_TOOL_CALLS").describe("Proxied tool calls one run may make"),
-  MCP_BRIDGE_MAX_CONCURRENT_RUNS: positiveInt("MCP_BRIDGE_MAX_CONCURRENT_RUNS").describe("run_python calls executing at once, across sessions"),
+  MCP_BRIDGE_MAX_CONCURRENT_RUNS: positiveInt("MCP_BRIDGE_MAX_CONCURRENT_RUNS").describe(
+    "run_python calls executing at once, across sessions",
+  ),
   MCP_BRIDGE_MAX_CODE_BYTES: positiveInt("MCP_BRIDGE_MAX_CODE_BYTES").describe("Largest code one run may send, in bytes"),
-  MCP_BRIDGE_AUDIT_MAX_SIZE: bytes("MCP_BRIDGE_AUDIT_MAX_SIZE").describe("Size at which the audit log of proxied calls (audit.jsonl in the state dir) is rotated; the 3 files before it are kept"),
+  MCP_BRIDGE_AUDIT_MAX_SIZE: bytes("MCP_BRIDGE_AUDIT_MAX_SIZE").describe(
+    "Size at which the audit log of proxied calls (audit.jsonl in the state dir) is rotated; the 3 files before it are kept",
+  ),
   MCP_BRIDGE_OFFLINE_IMAGE: z.string().trim().min(1).describe("Name `image build --offline` gives the image it builds"),
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
   MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
@@ -222,7 +248,8 @@ export const ENV_SCHEMA = {
 
 /** Families of variables named after something the user defines; listed in help and README. */
 export const ENV_FAMILIES: Record<string, string> = {
-  MCP_BRIDGE_INPUT_: "MCP_BRIDGE_INPUT_<ID>: the value of a VS Code ${input:<id>} prompt in a server definition (id upper-cased, other characters as _)",
+  MCP_BRIDGE_INPUT_:
+    "MCP_BRIDGE_INPUT_<ID>: the value of a VS Code ${input:<id>} prompt in a server definition (id upper-cased, other characters as _)",
 };
 
 /** Defaults computed at run time, as help and README show them. */
@@ -428,7 +455,13 @@ export function envMarkdownTable(): string {
   return [
     "| variable | default | meaning |",
     "| --- | --- | --- |",
-    ...envTable().map((r) => `| \`${r.name}\` | ${r.default ? `\`${cell(r.default)}\`` : ""} | ${cell(r.description)}${r.fileKey ? ` (settings file: \`${r.fileKey}\`)` : ""} |`),
-    ...Object.values(ENV_FAMILIES).map((d) => { const [name, text] = d.split(": "); return `| \`${name}\` |  | ${cell(text!)} |`; }),
+    ...envTable().map(
+      (r) =>
+        `| \`${r.name}\` | ${r.default ? `\`${cell(r.default)}\`` : ""} | ${cell(r.description)}${r.fileKey ? ` (settings file: \`${r.fileKey}\`)` : ""} |`,
+    ),
+    ...Object.values(ENV_FAMILIES).map((d) => {
+      const [name, text] = d.split(": ");
+      return `| \`${name}\` |  | ${cell(text!)} |`;
+    }),
   ].join("\n");
 }

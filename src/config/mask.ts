@@ -5,7 +5,8 @@
 import type { ServerTransport } from "./server-entry.ts";
 
 const SECRET_NAME = /token|secret|passw|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|access[-_]?key|session/i;
-export const TOKEN_SHAPE = /^(?:gh[pousr]_|github_pat_|sk-|xox[abpr]-|glpat-|AKIA|AIza|eyJ)[\w.-]{6,}$|^(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+=-]{32,}$/;
+export const TOKEN_SHAPE =
+  /^(?:gh[pousr]_|github_pat_|sk-|xox[abpr]-|glpat-|AKIA|AIza|eyJ)[\w.-]{6,}$|^(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+=-]{32,}$/;
 
 /** `--token X` / `--api-key=X` / `TOKEN=X` / bare token-shaped values, masked. */
 export function maskArgs(args: readonly string[]): string[] {
@@ -32,7 +33,8 @@ export function maskUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = "***";
-    for (const k of [...u.searchParams.keys()]) if (SECRET_NAME.test(k) || /^(key|sig|signature|code)$/i.test(k)) u.searchParams.set(k, "***");
+    for (const k of [...u.searchParams.keys()])
+      if (SECRET_NAME.test(k) || /^(key|sig|signature|code)$/i.test(k)) u.searchParams.set(k, "***");
     return u.toString();
   } catch {
     return url.replace(/\/\/[^/@\s]*@/, "//***@");
@@ -54,7 +56,9 @@ export function maskCommandLine(cmd: string): string {
   const words = parts.filter((_, i) => i % 2 === 0);
   const bare = words.map((w) => /^(['"]?)(.*?)\1$/s.exec(w)![2]!);
   const masked = maskArgs(bare);
-  return parts.map((p, i) => (i % 2 ? p : bare[i / 2] === masked[i / 2] ? p : words[i / 2]!.replace(bare[i / 2]!, masked[i / 2]!))).join("");
+  return parts
+    .map((p, i) => (i % 2 ? p : bare[i / 2] === masked[i / 2] ? p : words[i / 2]!.replace(bare[i / 2]!, masked[i / 2]!)))
+    .join("");
 }
 
 /** Quote for sh only when needed. */

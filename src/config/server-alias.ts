@@ -1,7 +1,6 @@
 /** Server name -> unique Python identifier. */
 import { pythonIdentifier } from "../docs/python-identifier.ts";
 
-
 /** Server name -> Python identifier (without collision suffixes). */
 export function toPythonAlias(name: string): string {
   return pythonIdentifier(name.toLowerCase(), { collapse: true, empty: "server" });

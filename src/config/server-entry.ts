@@ -82,7 +82,9 @@ export function selfReference(
     selves.add(abs);
     selves.add(realOrResolved(abs));
   }
-  const files = [resolveCommand(t.command, dir, pathVar), ...t.args.filter(isPathLike).map((a) => path.resolve(dir, a))].filter((f): f is string => !!f);
+  const files = [resolveCommand(t.command, dir, pathVar), ...t.args.filter(isPathLike).map((a) => path.resolve(dir, a))].filter(
+    (f): f is string => !!f,
+  );
   for (const f of files) if (selves.has(f) || selves.has(realOrResolved(f))) return f;
   // A wrapper script (a shell script, a .cmd) that launches the bridge: read it.
   for (const f of files) {

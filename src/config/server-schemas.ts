@@ -25,10 +25,7 @@ export interface SchemaIssue {
 }
 
 /** Validate and turn zod issues into path + short message pairs. */
-export function validate<T>(
-  schema: z.ZodType<T>,
-  value: unknown,
-): { ok: true; data: T } | { ok: false; issues: SchemaIssue[] } {
+export function validate<T>(schema: z.ZodType<T>, value: unknown): { ok: true; data: T } | { ok: false; issues: SchemaIssue[] } {
   const r = schema.safeParse(value);
   if (r.success) return { ok: true, data: r.data };
   return {

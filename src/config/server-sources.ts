@@ -17,11 +17,7 @@ export function expandHome(p: string, home: string): string {
 }
 
 /** Read an env var; case-insensitive on Windows like the OS itself. */
-export function envValue(
-  env: Record<string, string | undefined>,
-  name: string,
-  platform: NodeJS.Platform,
-): string | undefined {
+export function envValue(env: Record<string, string | undefined>, name: string, platform: NodeJS.Platform): string | undefined {
   const direct = env[name];
   if (direct !== undefined || platform !== "win32") return direct;
   const upper = name.toUpperCase();

@@ -116,11 +116,19 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
   const trustFile = opts.trustFile ?? settingsPath(env, home);
   const store = readTrustStore(trustFile);
   if (store.problem) problems.push({ file: trustFile, path: "trust", message: `${store.problem}; no server is approved by it` });
-  const claude: ClaudeCodeSettings = readClaudeCodeSettings({ env, home, cwd, platform, managedDir: opts.managedDir, look: (l) => looked.push(l) });
+  const claude: ClaudeCodeSettings = readClaudeCodeSettings({
+    env,
+    home,
+    cwd,
+    platform,
+    managedDir: opts.managedDir,
+    look: (l) => looked.push(l),
+  });
 
   let client = "bridge";
   const readFiles = new Map<string, string>();
-  const problem = (file: string, at: PathSegment[] | string, message: string) => problems.push({ file, path: typeof at === "string" ? at : formatJsonPath(at), message });
+  const problem = (file: string, at: PathSegment[] | string, message: string) =>
+    problems.push({ file, path: typeof at === "string" ? at : formatJsonPath(at), message });
   const ctx: ReadContext = {
     env,
     home,
@@ -156,7 +164,13 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         const absent = code === "ENOENT" || code === "ENOTDIR";
-        looked.push({ path: dir, client, scope, status: absent ? "absent" : "unreadable", ...(absent ? {} : { note: (e as Error).message }) });
+        looked.push({
+          path: dir,
+          client,
+          scope,
+          status: absent ? "absent" : "unreadable",
+          ...(absent ? {} : { note: (e as Error).message }),
+        });
         if (!absent) problem(dir, "", `cannot read folder: ${(e as Error).message}`);
         return [];
       }
@@ -207,7 +221,16 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
     };
     if (c.off) return off(c.off);
     if (!c.def) return;
-    const built = buildTransport(c.def, c.syntax, c.at, { env, home, cwd, platform, fileDir: path.dirname(c.file), inputs: store.inputs, settingsFile: trustFile, continueSecrets: secrets });
+    const built = buildTransport(c.def, c.syntax, c.at, {
+      env,
+      home,
+      cwd,
+      platform,
+      fileDir: path.dirname(c.file),
+      inputs: store.inputs,
+      settingsFile: trustFile,
+      continueSecrets: secrets,
+    });
     if (built.problems.length) {
       for (const p of built.problems) problem(c.file, p.path, p.message);
       return;
@@ -216,20 +239,44 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
     if (t.type === "stdio" && !allowSelf) {
       const hit = selfReference(t, opts.selfPaths ?? [], cwd, envValue(env, "PATH", platform) ?? "");
       if (hit !== undefined) {
-        skipped.push({ name: c.name, source: c.file, reason: `launches this bridge (mcp-code-exec) again via ${JSON.stringify(hit)}; set MCP_BRIDGE_ALLOW_SELF_SERVER=1 to allow`, ...where });
+        skipped.push({
+          name: c.name,
+          source: c.file,
+          reason: `launches this bridge (mcp-code-exec) again via ${JSON.stringify(hit)}; set MCP_BRIDGE_ALLOW_SELF_SERVER=1 to allow`,
+          ...where,
+        });
         return;
       }
     }
-    const refused = adminRefusal(claude, t.type === "stdio" ? { name: c.name, command: [t.command, ...t.args] } : { name: c.name, url: t.url });
+    const refused = adminRefusal(
+      claude,
+      t.type === "stdio" ? { name: c.name, command: [t.command, ...t.args] } : { name: c.name, url: t.url },
+    );
     if (refused) return off(refused);
     const digest = definitionDigest(c.raw);
     const trust = decideTrust({ name: c.name, client, scope: c.scope, source: c.file, digest }, { claude, store }, c.approval);
     const notes = [...built.warnings, ...(c.def.notes ?? [])];
-    if (c.def.oauth) notes.push(`${clientLabel(client)} signs in to it with OAuth and keeps that token to itself; the bridge signs in on its own: if the server asks for a sign-in, run \`${loginCommand(c.name)}\``);
+    if (c.def.oauth)
+      notes.push(
+        `${clientLabel(client)} signs in to it with OAuth and keeps that token to itself; the bridge signs in on its own: if the server asks for a sign-in, run \`${loginCommand(c.name)}\``,
+      );
     if (c.mergedFrom?.length) notes.push(`merged with its definition in ${c.mergedFrom.join(", ")} (as ${clientLabel(client)} does)`);
     claims.set(c.name, {
       source: c.file,
-      server: { name: c.name, transport: t, source: c.file, shadowed: [], configHash: hashTransport(t), client, scope: c.scope, at: formatJsonPath(c.at), digest, trust, needs: built.needs, notes },
+      server: {
+        name: c.name,
+        transport: t,
+        source: c.file,
+        shadowed: [],
+        configHash: hashTransport(t),
+        client,
+        scope: c.scope,
+        at: formatJsonPath(c.at),
+        digest,
+        trust,
+        needs: built.needs,
+        notes,
+      },
     });
     order.push(c.name);
   };
@@ -243,7 +290,13 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
     client = reader.id;
     for (const c of reader.read(ctx)) {
       if (claude.managedMcp) {
-        skipped.push({ name: c.name, source: c.file, reason: `not loaded: ${claude.managedMcp} has exclusive control over MCP servers`, client, scope: c.scope });
+        skipped.push({
+          name: c.name,
+          source: c.file,
+          reason: `not loaded: ${claude.managedMcp} has exclusive control over MCP servers`,
+          client,
+          scope: c.scope,
+        });
       } else add(c);
     }
   }

@@ -61,9 +61,11 @@ export function readTrustStore(file: string): TrustStore {
   }
   const errors: ParseError[] = [];
   const data = parse(text, errors, { allowTrailingComma: true }) as Record<string, unknown> | undefined;
-  if (errors.length || !data || typeof data !== "object") return { file, records: [], inputs: {}, problem: "not valid JSON; fix it to use the approvals stored there" };
+  if (errors.length || !data || typeof data !== "object")
+    return { file, records: [], inputs: {}, problem: "not valid JSON; fix it to use the approvals stored there" };
   const inputs: Record<string, string> = {};
-  if (data.inputs && typeof data.inputs === "object") for (const [k, v] of Object.entries(data.inputs)) if (typeof v === "string") inputs[k] = v;
+  if (data.inputs && typeof data.inputs === "object")
+    for (const [k, v] of Object.entries(data.inputs)) if (typeof v === "string") inputs[k] = v;
   if (data.trust === undefined) return { file, records: [], inputs };
   const section = TrustSectionSchema.safeParse(data.trust);
   if (!section.success) return { file, records: [], inputs, problem: `trust: ${section.error.issues[0]?.message}` };

@@ -47,19 +47,30 @@ export function decideTrust(s: TrustSubject, ctx: TrustContext, clientApproval?:
   const approve = approveHint(s);
   const record = ctx.store.records.find((r) => r.name === s.name && r.file === s.source);
   if (record && record.digest === s.digest) {
-    return { state: "trusted", reason: `approved with \`mcp-code-exec servers trust\`${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}` };
+    return {
+      state: "trusted",
+      reason: `approved with \`mcp-code-exec servers trust\`${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}`,
+    };
   }
   if (clientApproval) return { state: "trusted", reason: clientApproval };
   if (record) {
-    return { state: "needs-approval", reason: `its command, args, env names, url or headersHelper changed since you approved it${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}`, approve };
+    return {
+      state: "needs-approval",
+      reason: `its command, args, env names, url or headersHelper changed since you approved it${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}`,
+      approve,
+    };
   }
-  const where = s.scope === "local" ? "Claude Code's entry for a folder you have not trusted" : "a project file (inside the working folder or its parents)";
+  const where =
+    s.scope === "local"
+      ? "Claude Code's entry for a folder you have not trusted"
+      : "a project file (inside the working folder or its parents)";
   return { state: "needs-approval", reason: `defined in ${where}; nothing from there starts until you approve it`, approve };
 }
 
 function approveHint(s: TrustSubject): string {
   const ours = `mcp-code-exec servers trust ${shellWord(s.name)}`;
-  if (s.client === "claude-code" && s.scope === "project") return `${ours} (or approve it in Claude Code: run \`claude\` in this folder, or add it to enabledMcpjsonServers in ~/.claude/settings.json)`;
+  if (s.client === "claude-code" && s.scope === "project")
+    return `${ours} (or approve it in Claude Code: run \`claude\` in this folder, or add it to enabledMcpjsonServers in ~/.claude/settings.json)`;
   if (s.client === "claude-code" && s.scope === "local") return `${ours} (or run \`claude\` in this folder and accept the trust dialog)`;
   const client: Record<string, string> = {
     codex: "trust the project in Codex",
@@ -68,4 +79,3 @@ function approveHint(s: TrustSubject): string {
   };
   return client[s.client] ? `${ours} (or ${client[s.client]})` : ours;
 }
-

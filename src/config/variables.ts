@@ -87,7 +87,9 @@ export function expandVariables(value: string, syntax: VarSyntax, at: PathSegmen
         const v = env(name);
         if (fallback !== undefined) return v === undefined || v === "" ? fallback : v;
         if (v !== undefined) return v;
-        sink.warnings.push(`${where}: environment variable ${name} is not set, so ${whole} is passed as written (as Claude Code does); set it or use \${${name}:-default}`);
+        sink.warnings.push(
+          `${where}: environment variable ${name} is not set, so ${whole} is passed as written (as Claude Code does); set it or use \${${name}:-default}`,
+        );
         return whole;
       });
     case "vscode":
@@ -100,7 +102,12 @@ export function expandVariables(value: string, syntax: VarSyntax, at: PathSegmen
         if (inner === "pathSeparator" || inner === "/") return ctx.platform === "win32" ? "\\" : "/";
         if (syntax === "vscode" && inner.startsWith("input:")) return vscodeInput(inner.slice(6), whole, where, ctx, sink);
         if (/^(config|command|input):/.test(inner)) {
-          sink.needs.push({ what: whole, at: where, why: `only ${syntax === "vscode" ? "VS Code" : "Cursor"} can resolve it`, supply: "write the value itself in the file, or define the server in ~/.config/mcp/servers/NAME.json (read before any client)" });
+          sink.needs.push({
+            what: whole,
+            at: where,
+            why: `only ${syntax === "vscode" ? "VS Code" : "Cursor"} can resolve it`,
+            supply: "write the value itself in the file, or define the server in ~/.config/mcp/servers/NAME.json (read before any client)",
+          });
           return whole;
         }
         sink.warnings.push(`${where}: ${whole} is an editor variable the bridge cannot resolve; passed as written`);
@@ -112,7 +119,10 @@ export function expandVariables(value: string, syntax: VarSyntax, at: PathSegmen
         return readValueFile(arg, whole, where, ctx, sink);
       });
     case "gemini":
-      return value.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (whole, a: string | undefined, b: string | undefined) => env((a ?? b)!) ?? whole);
+      return value.replace(
+        /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+        (whole, a: string | undefined, b: string | undefined) => env((a ?? b)!) ?? whole,
+      );
     case "opencode":
       return value.replace(/\{(env|file):([^{}]+)\}/g, (whole, kind: string, arg: string) => {
         if (kind === "env") return env(arg.trim()) ?? "";
@@ -122,7 +132,12 @@ export function expandVariables(value: string, syntax: VarSyntax, at: PathSegmen
       return value.replace(/\$\{\{\s*(secrets|inputs)\.([A-Za-z0-9_-]+)\s*\}\}/g, (whole, kind: string, name: string) => {
         const v = env(name) ?? (kind === "secrets" ? ctx.continueSecrets?.()[name] : undefined);
         if (v !== undefined) return v;
-        sink.needs.push({ what: whole, at: where, why: kind === "secrets" ? "Continue keeps this secret itself (its hub or .env files)" : "Continue asks for this input itself", supply: `set ${NAME.test(name) ? name : `the variable ${name}`} in the bridge's environment or in ~/.continue/.env` });
+        sink.needs.push({
+          what: whole,
+          at: where,
+          why: kind === "secrets" ? "Continue keeps this secret itself (its hub or .env files)" : "Continue asks for this input itself",
+          supply: `set ${NAME.test(name) ? name : `the variable ${name}`} in the bridge's environment or in ~/.continue/.env`,
+        });
         return whole;
       });
   }
@@ -146,7 +161,12 @@ function readValueFile(p: string, whole: string, where: string, ctx: VarContext,
   try {
     return fs.readFileSync(file, "utf8").replace(/\r?\n$/, "");
   } catch (e) {
-    sink.needs.push({ what: whole, at: where, why: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, supply: `create ${file}` });
+    sink.needs.push({
+      what: whole,
+      at: where,
+      why: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      supply: `create ${file}`,
+    });
     return whole;
   }
 }

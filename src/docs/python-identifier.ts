@@ -2,10 +2,42 @@
 
 /** Hard keywords (soft keywords like `match`/`type`/`_` are valid names) plus `__debug__`. */
 export const PY_RESERVED: ReadonlySet<string> = new Set([
-  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-  "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-  "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-  "return", "try", "while", "with", "yield", "__debug__",
+  "False",
+  "None",
+  "True",
+  "and",
+  "as",
+  "assert",
+  "async",
+  "await",
+  "break",
+  "class",
+  "continue",
+  "def",
+  "del",
+  "elif",
+  "else",
+  "except",
+  "finally",
+  "for",
+  "from",
+  "global",
+  "if",
+  "import",
+  "in",
+  "is",
+  "lambda",
+  "nonlocal",
+  "not",
+  "or",
+  "pass",
+  "raise",
+  "return",
+  "try",
+  "while",
+  "with",
+  "yield",
+  "__debug__",
 ]);
 
 /**
@@ -15,7 +47,9 @@ export const PY_RESERVED: ReadonlySet<string> = new Set([
  */
 export function pythonIdentifier(name: string, opts: { collapse?: boolean; empty?: string } = {}): string {
   let s = opts.collapse
-    ? String(name).replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "")
+    ? String(name)
+        .replace(/[^A-Za-z0-9]+/g, "_")
+        .replace(/^_+|_+$/g, "")
     : String(name).replace(/[^A-Za-z0-9_]/g, "_");
   if (s === "") s = opts.empty ?? "_";
   if (/^[0-9]/.test(s)) s = "_" + s;

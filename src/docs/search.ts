@@ -110,17 +110,21 @@ class FusedIndex implements SearchIndex {
     if (meaning) {
       const semRank = ranks(meaning, () => true);
       for (let d = 0; d < this.size; d++) {
-        fused[d] = (lexRank[d]! > 0 ? 1 / (RRF_K + lexRank[d]!) : 0) + (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched) / (RRF_K + semRank[d]!);
+        fused[d] =
+          (lexRank[d]! > 0 ? 1 / (RRF_K + lexRank[d]!) : 0) + (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched) / (RRF_K + semRank[d]!);
         if (lexRank[d]! > 0 || semRank[d]! <= lim) cand.push(d);
       }
     } else {
-      for (let d = 0; d < this.size; d++) if (lexical[d]! > 0) {
-        fused[d] = lexical[d]!;
-        cand.push(d);
-      }
+      for (let d = 0; d < this.size; d++)
+        if (lexical[d]! > 0) {
+          fused[d] = lexical[d]!;
+          cand.push(d);
+        }
     }
     cand.sort((x, y) => fused[y]! - fused[x]! || this.#order(x, y));
-    return cand.slice(0, lim).map((d) => ({ server: this.#servers[d]!, name: this.#names[d]!, score: fused[d]!, summary: this.#summaries[d]! }));
+    return cand
+      .slice(0, lim)
+      .map((d) => ({ server: this.#servers[d]!, name: this.#names[d]!, score: fused[d]!, summary: this.#summaries[d]! }));
   }
 
   /** Deterministic tie-break: server, then tool name. */
@@ -133,7 +137,6 @@ class FusedIndex implements SearchIndex {
     if (nx !== ny) return nx < ny ? -1 : 1;
     return x - y;
   }
-
 }
 
 /** 1-based rank of each doc by descending score among docs passing `keep` (0 for the others); ties share no rank (deterministic by index). */

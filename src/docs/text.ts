@@ -6,7 +6,10 @@
 /** Collapse all whitespace (and strip control characters) to single spaces. */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").replace(/\s+/g, " ").trim();
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** The first paragraph (up to a blank line), on one line. */
@@ -27,8 +30,28 @@ export function truncate(text: string, max: number): string {
 }
 
 const ABBREVIATIONS = new Set([
-  "e.g", "i.e", "etc", "vs", "approx", "incl", "esp", "cf", "ex", "eg", "ie",
-  "mr", "mrs", "ms", "dr", "st", "no", "fig", "resp", "min", "max", "avg",
+  "e.g",
+  "i.e",
+  "etc",
+  "vs",
+  "approx",
+  "incl",
+  "esp",
+  "cf",
+  "ex",
+  "eg",
+  "ie",
+  "mr",
+  "mrs",
+  "ms",
+  "dr",
+  "st",
+  "no",
+  "fig",
+  "resp",
+  "min",
+  "max",
+  "avg",
 ]);
 
 /** Split one-line text into sentences (abbreviation-aware, conservative; 。！？ end sentences too). */

@@ -27,7 +27,8 @@ export function isAdapterPath(choice: string): boolean {
 
 /** Import `path`, build the adapter with `options` (plus the kit) and check it; throws a BridgeError naming what is wrong. */
 export async function loadExternalAdapter(path: string, options: AdapterOptions): Promise<RuntimeAdapter> {
-  const fail = (what: string, cause?: unknown) => new BridgeError("CONFIG", `MCP_BRIDGE_ADAPTER=${path}: ${what}`, { source: "adapter", hint: HINT, cause });
+  const fail = (what: string, cause?: unknown) =>
+    new BridgeError("CONFIG", `MCP_BRIDGE_ADAPTER=${path}: ${what}`, { source: "adapter", hint: HINT, cause });
   if (!existsSync(path)) throw fail("no such file");
   let mod: { default?: unknown };
   try {
@@ -46,10 +47,12 @@ export async function loadExternalAdapter(path: string, options: AdapterOptions)
     } catch (err) {
       throw fail(`the default export (a factory) threw: ${err instanceof Error ? err.message : String(err)}`, err);
     }
-    if (adapter instanceof Promise) throw fail("the factory returned a Promise; it must return the adapter itself (probe() is where async work goes)");
+    if (adapter instanceof Promise)
+      throw fail("the factory returned a Promise; it must return the adapter itself (probe() is where async work goes)");
   }
   const problems = adapterProblems(adapter);
-  if (problems.length > 0) throw fail(`${typeof exported === "function" ? "the factory returned an adapter that" : "the default export"} ${problems.join("; ")}`);
+  if (problems.length > 0)
+    throw fail(`${typeof exported === "function" ? "the factory returned an adapter that" : "the default export"} ${problems.join("; ")}`);
   return checkedProbe(adapter as RuntimeAdapter, fail);
 }
 

@@ -17,13 +17,25 @@ import { sha256Hex } from "../host/hash.ts";
 export const PROBE_CACHE_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 export const PROBE_CACHE_FILE = "engine-probes.json";
 
-
 const EntrySchema = z.object({
   savedAt: z.number().describe("When the probe ran (epoch ms)"),
-  info: z.object({ engine: z.string().max(200), binary: z.string().max(4096), version: z.string().max(200), details: z.record(z.string().max(200), z.string().max(2000)) }),
+  info: z.object({
+    engine: z.string().max(200),
+    binary: z.string().max(4096),
+    version: z.string().max(200),
+    details: z.record(z.string().max(200), z.string().max(2000)),
+  }),
   // Only what a probe can find (docker's `--host unix://SOCKET`): a cache file is never a way to slip
   // other flags onto the engine's command line.
-  connectFlags: z.array(z.string().max(4096).regex(/^(--host|unix:\/\/\S+)$/)).max(2).optional(),
+  connectFlags: z
+    .array(
+      z
+        .string()
+        .max(4096)
+        .regex(/^(--host|unix:\/\/\S+)$/),
+    )
+    .max(2)
+    .optional(),
 });
 const FileSchema = z.object({ bridge: z.string(), entries: z.record(z.string().max(200), EntrySchema) });
 type CacheFile = z.infer<typeof FileSchema>;
@@ -40,7 +52,10 @@ export function probeKey(engine: string, binary: string, env: Record<string, str
   } catch {
     return undefined;
   }
-  const envText = Object.keys(env).sort().map((k) => `${k}=${env[k]}`).join("\0");
+  const envText = Object.keys(env)
+    .sort()
+    .map((k) => `${k}=${env[k]}`)
+    .join("\0");
   const digest = sha256Hex([binary, id, process.getuid?.() ?? "", envText].join("\0")).slice(0, 32);
   return `${engine}:${digest}`;
 }

@@ -114,9 +114,12 @@ function flushTracker(sink: { write(data: Uint8Array | string): unknown; flush()
       const r = sink.flush();
       if (r instanceof Promise) {
         // A reader that went away makes the flush reject (EPIPE): `exited` reports that, not an unhandled rejection.
-        r.then(() => {
-          flushed = Math.max(flushed, upTo);
-        }, () => {});
+        r.then(
+          () => {
+            flushed = Math.max(flushed, upTo);
+          },
+          () => {},
+        );
       } else flushed = upTo;
     },
     get pending() {
@@ -145,11 +148,7 @@ async function runCommand(
           timedOut = true;
           proc.kill("SIGKILL");
         }, options.timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (timer) clearTimeout(timer);
   return { command, args, exitCode: proc.signalCode ? null : code, stdout, stderr, timedOut };
 }

@@ -113,7 +113,10 @@ async function runCommand(
   if (options.input !== undefined) {
     const writer = child.stdin.getWriter();
     const input = typeof options.input === "string" ? encoder.encode(options.input) : options.input;
-    writer.write(input).then(() => writer.close()).catch(() => {});
+    writer
+      .write(input)
+      .then(() => writer.close())
+      .catch(() => {});
   }
   let timedOut = false;
   const timer =
@@ -123,11 +126,7 @@ async function runCommand(
           timedOut = true;
           killer(child)("SIGKILL");
         }, options.timeoutMs);
-  const [stdout, stderr, status] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.status,
-  ]);
+  const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.status]);
   if (timer) clearTimeout(timer);
   return { command: cmd, args, exitCode: status.signal ? null : status.code, stdout, stderr, timedOut };
 }

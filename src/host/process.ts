@@ -47,7 +47,11 @@ export interface CommandResult {
 export interface HostProcess {
   which(command: string, path?: string): string | null;
   spawnChild(command: string, args: string[], options: SpawnOptions): ChildProcess;
-  runCommand(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number; input?: string | Uint8Array }): Promise<CommandResult>;
+  runCommand(
+    command: string,
+    args: string[],
+    options: SpawnOptions & { timeoutMs?: number; input?: string | Uint8Array },
+  ): Promise<CommandResult>;
   runCommandSync(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number }): { exitCode: number | null };
 }
 

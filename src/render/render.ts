@@ -41,7 +41,8 @@ function tableRows(o: RunOutcome): Record<string, unknown> {
   const t = o.table!;
   const rows = t.rows.map((r, i) => ({ index: t.index?.[i] ?? i, ...Object.fromEntries(t.columns.map((c, j) => [c, r[j] ?? null])) }));
   const out: Record<string, unknown> = { total_rows: t.total_rows, total_columns: t.total_columns, rows };
-  if (t.truncated) out.note = `showing ${t.rows.length} of ${t.total_rows} rows (head and tail) and ${t.columns.length} of ${t.total_columns} columns`;
+  if (t.truncated)
+    out.note = `showing ${t.rows.length} of ${t.total_rows} rows (head and tail) and ${t.columns.length} of ${t.total_columns} columns`;
   return out;
 }
 
@@ -83,7 +84,9 @@ export function getRenderer(mode: string): Renderer {
 }
 
 /** Images and files as MCP content blocks, after the text. */
-export function attachments(o: RunOutcome): Array<
+export function attachments(
+  o: RunOutcome,
+): Array<
   | { type: "image"; data: string; mimeType: string }
   | { type: "resource"; resource: { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string } }
 > {
@@ -91,7 +94,10 @@ export function attachments(o: RunOutcome): Array<
   for (const img of o.images ?? []) out.push({ type: "image", data: img.data, mimeType: img.mime_type });
   for (const f of o.files ?? []) {
     const uri = `file:///tmp/outputs/${encodeURIComponent(f.name)}`;
-    out.push({ type: "resource", resource: f.text !== undefined ? { uri, mimeType: f.mime_type, text: f.text } : { uri, mimeType: f.mime_type, blob: f.data ?? "" } });
+    out.push({
+      type: "resource",
+      resource: f.text !== undefined ? { uri, mimeType: f.mime_type, text: f.text } : { uri, mimeType: f.mime_type, blob: f.data ?? "" },
+    });
   }
   return out;
 }

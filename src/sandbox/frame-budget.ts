@@ -42,25 +42,30 @@ export class FrameBudget {
     this.#roll();
     this.#frames++;
     this.#bytes += bytes;
-    if (this.#frames > FRAME_BUDGET.framesPerSecond) this.#exceed(`it sent more than ${fmt(FRAME_BUDGET.framesPerSecond)} frames in one second`);
-    else if (this.#bytes > FRAME_BUDGET.bytesPerSecond) this.#exceed(`it sent more than ${FRAME_BUDGET.bytesPerSecond / 1048576} MiB in one second`);
+    if (this.#frames > FRAME_BUDGET.framesPerSecond)
+      this.#exceed(`it sent more than ${fmt(FRAME_BUDGET.framesPerSecond)} frames in one second`);
+    else if (this.#bytes > FRAME_BUDGET.bytesPerSecond)
+      this.#exceed(`it sent more than ${FRAME_BUDGET.bytesPerSecond / 1048576} MiB in one second`);
   }
 
   malformed(): void {
-    if (++this.#malformed > FRAME_BUDGET.malformedFrames) this.#exceed(`it wrote more than ${FRAME_BUDGET.malformedFrames} malformed frames to the protocol channel`);
+    if (++this.#malformed > FRAME_BUDGET.malformedFrames)
+      this.#exceed(`it wrote more than ${FRAME_BUDGET.malformedFrames} malformed frames to the protocol channel`);
   }
 
   stderr(bytes: number): void {
     this.#roll();
     this.#stderr += bytes;
-    if (this.#stderr > FRAME_BUDGET.stderrBytesPerSecond) this.#exceed(`it wrote more than ${FRAME_BUDGET.stderrBytesPerSecond / 1048576} MiB to its diagnostic stream in one second`);
+    if (this.#stderr > FRAME_BUDGET.stderrBytesPerSecond)
+      this.#exceed(`it wrote more than ${FRAME_BUDGET.stderrBytesPerSecond / 1048576} MiB to its diagnostic stream in one second`);
   }
 
   /** Time spent reading since the last call; true when the event loop is due a turn. */
   spent(ms: number): boolean {
     this.#roll();
     this.#cpuMs += ms;
-    if (this.#cpuMs > FRAME_BUDGET.cpuMsPerSecond) this.#exceed(`reading its output took more than ${FRAME_BUDGET.cpuMsPerSecond} ms of the bridge's CPU in one second`);
+    if (this.#cpuMs > FRAME_BUDGET.cpuMsPerSecond)
+      this.#exceed(`reading its output took more than ${FRAME_BUDGET.cpuMsPerSecond} ms of the bridge's CPU in one second`);
     const now = performance.now();
     if (now - this.#sliceStart < FRAME_BUDGET.sliceMs) return false;
     this.#sliceStart = now;
@@ -85,7 +90,9 @@ export class FrameBudget {
   #exceed(why: string): void {
     if (this.#exceeded) return;
     this.#exceeded = why;
-    this.onExceeded(`${why} (the bridge's budget for a sandbox: ${fmt(FRAME_BUDGET.framesPerSecond)} frames, ${FRAME_BUDGET.bytesPerSecond / 1048576} MiB and ${FRAME_BUDGET.cpuMsPerSecond} ms of its CPU per second, ${FRAME_BUDGET.malformedFrames} malformed frames in all), so it was stopped`);
+    this.onExceeded(
+      `${why} (the bridge's budget for a sandbox: ${fmt(FRAME_BUDGET.framesPerSecond)} frames, ${FRAME_BUDGET.bytesPerSecond / 1048576} MiB and ${FRAME_BUDGET.cpuMsPerSecond} ms of its CPU per second, ${FRAME_BUDGET.malformedFrames} malformed frames in all), so it was stopped`,
+    );
   }
 }
 

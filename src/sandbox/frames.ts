@@ -24,7 +24,12 @@ export const ReadyFrameSchema = z.object({
   protocol: z.number().int().describe("Entry-point protocol version"),
   python: z.string().max(64).describe("Python version inside the sandbox"),
   boot: z
-    .object(Object.fromEntries(BOOT_MARKS.map((m) => [m, z.number().optional()])) as Record<(typeof BOOT_MARKS)[number], z.ZodOptional<z.ZodNumber>>)
+    .object(
+      Object.fromEntries(BOOT_MARKS.map((m) => [m, z.number().optional()])) as Record<
+        (typeof BOOT_MARKS)[number],
+        z.ZodOptional<z.ZodNumber>
+      >,
+    )
     .optional()
     .describe("Wall-clock seconds of each start-up mark inside the sandbox (debug traces only)"),
 });
@@ -52,7 +57,10 @@ export const OutputFileSchema = z
       .max(255)
       .regex(/^[^/\\\0]+$/, "must be a plain file name")
       .refine((n) => n !== "." && n !== "..", "must be a plain file name"),
-    mime_type: z.string().max(127).regex(/^[\w.+-]+\/[\w.+-]+$/, "not a MIME type"),
+    mime_type: z
+      .string()
+      .max(127)
+      .regex(/^[\w.+-]+\/[\w.+-]+$/, "not a MIME type"),
     size: z.number().int().nonnegative(),
     text: z.string().optional(),
     data: base64.optional(),
@@ -163,7 +171,10 @@ function resultFrame(raw: { id: number } & Record<string, unknown>): ResultFrame
     if (raw[key] === undefined) continue;
     const part = schema.safeParse(raw[key]);
     if (part.success) (frame as Record<string, unknown>)[key] = part.data;
-    else refused.push(`the bridge refused this result's ${key.replace("_", " ")}: ${formatIssues(part.error.issues, { max: 2 }).slice(0, 300)}`);
+    else
+      refused.push(
+        `the bridge refused this result's ${key.replace("_", " ")}: ${formatIssues(part.error.issues, { max: 2 }).slice(0, 300)}`,
+      );
   }
   if (refused.length) frame.display_notes = [...(frame.display_notes ?? []), ...refused];
   return frame;

@@ -12,7 +12,10 @@ export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /** The reply's JSON text, or why it may not be sent; `what` names the request ("github.get_issue"). */
 export function boundedReply(value: unknown, what: string): { json: string } | { refused: string } {
   const depth = depthOver(value, MAX_REPLY_DEPTH);
-  if (depth) return { refused: `${what} returned a result nested more than ${MAX_REPLY_DEPTH} levels deep; the sandbox accepts at most ${MAX_REPLY_DEPTH}` };
+  if (depth)
+    return {
+      refused: `${what} returned a result nested more than ${MAX_REPLY_DEPTH} levels deep; the sandbox accepts at most ${MAX_REPLY_DEPTH}`,
+    };
   let json: string;
   try {
     json = JSON.stringify(value) ?? "null";
@@ -20,7 +23,9 @@ export function boundedReply(value: unknown, what: string): { json: string } | {
     return { refused: `${what} returned a result that cannot be sent as JSON: ${(err as Error).message}` };
   }
   if (json.length > MAX_REPLY_BYTES) {
-    return { refused: `${what} returned ${(json.length / 1048576).toFixed(1)} MiB, over the ${MAX_REPLY_BYTES / 1048576} MiB a result may be in the sandbox; ask the tool for less (a page, a filter, a limit)` };
+    return {
+      refused: `${what} returned ${(json.length / 1048576).toFixed(1)} MiB, over the ${MAX_REPLY_BYTES / 1048576} MiB a result may be in the sandbox; ask the tool for less (a page, a filter, a limit)`,
+    };
   }
   return { json };
 }
@@ -32,7 +37,8 @@ function depthOver(value: unknown, max: number): boolean {
     const [v, d] = stack.pop()!;
     if (v === null || typeof v !== "object") continue;
     if (d >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, d + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === "object") stack.push([child, d + 1]);
   }
   return false;
 }

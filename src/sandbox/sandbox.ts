@@ -132,7 +132,12 @@ export class Sandbox {
       // the exit handler reports why
     }
     const timer = setTimeout(() => {
-      box.#ready.reject(new BridgeError("SANDBOX_START", `sandbox did not start within ${deps.startTimeoutMs / 1000}s`, { source: deps.adapter.name, hint: `the engine is slow or stuck: see whether \`${deps.adapter.name} run --rm ${deps.spec.image} true\` finishes; an engine in a VM may still be booting` }));
+      box.#ready.reject(
+        new BridgeError("SANDBOX_START", `sandbox did not start within ${deps.startTimeoutMs / 1000}s`, {
+          source: deps.adapter.name,
+          hint: `the engine is slow or stuck: see whether \`${deps.adapter.name} run --rm ${deps.spec.image} true\` finishes; an engine in a VM may still be booting`,
+        }),
+      );
     }, deps.startTimeoutMs);
     try {
       const ready = await box.#ready.promise;
@@ -194,7 +199,9 @@ export class Sandbox {
       // Remove first: closing stdin first would make the sandbox's init end the container by itself,
       // and the engine's own --rm cleanup would then race our removal (docker: "removal already in
       // progress"), leaving the container listed for a while after kill() returned.
-      await this.#deps.adapter.remove(this.name).catch((err) => this.#deps.log.warn("remove failed", { name: this.name, error: String(err) }));
+      await this.#deps.adapter
+        .remove(this.name)
+        .catch((err) => this.#deps.log.warn("remove failed", { name: this.name, error: String(err) }));
       this.#child.closeStdin();
       this.#child.kill("SIGKILL");
     }
@@ -215,7 +222,10 @@ export class Sandbox {
       return;
     }
     if (this.#child.pendingBytes > MAX_UNREAD_BYTES) {
-      this.#deps.log.warn("sandbox stopped reading the bridge's replies; stopping it", { name: this.name, unread: this.#child.pendingBytes });
+      this.#deps.log.warn("sandbox stopped reading the bridge's replies; stopping it", {
+        name: this.name,
+        unread: this.#child.pendingBytes,
+      });
       void this.kill(`it stopped reading the bridge's replies (${Math.round(this.#child.pendingBytes / 1048576)} MiB unread)`);
     }
   }
@@ -381,8 +391,12 @@ function describeExit(code: number | null, memory: string, stderrTail: string): 
   const killed = /\[sandbox-init\] interpreter killed by signal (\d+)(?:; oom_kills=(\d+))?/.exec(stderrTail);
   if (killed) {
     const [, sig, ooms] = killed;
-    if (ooms !== undefined && Number(ooms) > 0) return `it ran out of memory (limit ${memory}, MCP_BRIDGE_MEMORY): the kernel killed the interpreter`;
-    if (sig === "9") return ooms === undefined ? `the interpreter was killed (SIGKILL): most likely it ran out of memory (limit ${memory}, MCP_BRIDGE_MEMORY)` : "the interpreter was killed (SIGKILL) from outside: not by the memory limit";
+    if (ooms !== undefined && Number(ooms) > 0)
+      return `it ran out of memory (limit ${memory}, MCP_BRIDGE_MEMORY): the kernel killed the interpreter`;
+    if (sig === "9")
+      return ooms === undefined
+        ? `the interpreter was killed (SIGKILL): most likely it ran out of memory (limit ${memory}, MCP_BRIDGE_MEMORY)`
+        : "the interpreter was killed (SIGKILL) from outside: not by the memory limit";
     return `the interpreter was killed by signal ${sig}`;
   }
   if (code === 137 || code === null) return "it was killed (SIGKILL) from outside the sandbox (the engine, or `kill`/`docker rm -f`)";
@@ -399,18 +413,33 @@ function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
     return new BridgeError("IMAGE_MISSING", `image ${image} not found`, { source: engine, hint: deps.adapter.imageHint(image) });
   }
   if (/cgroups in hybrid mode|hybrid mode not supported/i.test(text)) {
-    return new BridgeError("SANDBOX_START", "crun cannot run on this hybrid cgroup v1 host", { source: engine, hint: 'install runc and set runtime = "runc" and cgroup_manager = "cgroupfs" in /etc/containers/containers.conf (or MCP_BRIDGE_OCI_RUNTIME=runc)' });
+    return new BridgeError("SANDBOX_START", "crun cannot run on this hybrid cgroup v1 host", {
+      source: engine,
+      hint: 'install runc and set runtime = "runc" and cgroup_manager = "cgroupfs" in /etc/containers/containers.conf (or MCP_BRIDGE_OCI_RUNTIME=runc)',
+    });
   }
   if (/ulimit|rlimit|RLIMIT/i.test(text)) {
-    return new BridgeError("SANDBOX_START", `the engine could not apply resource limits: ${lastLines(text)}`, { source: engine, hint: "lower the nofile/nproc limits below the host's hard limits (`ulimit -Hn`, `ulimit -Hu`), or run the bridge as root" });
+    return new BridgeError("SANDBOX_START", `the engine could not apply resource limits: ${lastLines(text)}`, {
+      source: engine,
+      hint: "lower the nofile/nproc limits below the host's hard limits (`ulimit -Hn`, `ulimit -Hu`), or run the bridge as root",
+    });
   }
   if (/unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {
-    return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime ?? ""} is not known to ${engine}`, { source: engine, hint: `install it (e.g. apt-get install runsc) and register it with ${engine}, or unset MCP_BRIDGE_OCI_RUNTIME` });
+    return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime ?? ""} is not known to ${engine}`, {
+      source: engine,
+      hint: `install it (e.g. apt-get install runsc) and register it with ${engine}, or unset MCP_BRIDGE_OCI_RUNTIME`,
+    });
   }
   if (/network enabled in root network namespace/i.test(text)) {
-    return new BridgeError("SANDBOX_START", "gVisor (runsc) could not set up its network stack on this host", { source: engine, hint: 'register runsc with the runtime argument --network=none, e.g. in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}}, then restart the engine' });
+    return new BridgeError("SANDBOX_START", "gVisor (runsc) could not set up its network stack on this host", {
+      source: engine,
+      hint: 'register runsc with the runtime argument --network=none, e.g. in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}}, then restart the engine',
+    });
   }
-  return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, { source: engine, hint: `the engine's own message is above; \`${engine} run --rm ${image} true\` shows whether any container starts here` });
+  return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, {
+    source: engine,
+    hint: `the engine's own message is above; \`${engine} run --rm ${image} true\` shows whether any container starts here`,
+  });
 }
 
 function lastLines(text: string): string {

@@ -86,14 +86,43 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     ...(config.structuredContent ? { outputSchema: OUTPUT_SCHEMA } : {}),
   };
   const resources = [
-    { uri: CAPABILITIES_URI, name: "capabilities", description: "What run_python's sandbox offers: helpers, configured servers, a checklist", mimeType: "text/plain" },
-    ...(deps.metrics ? [{ uri: STATS_URI, name: "stats", description: "Counters of this bridge: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency", mimeType: "application/json" }] : []),
+    {
+      uri: CAPABILITIES_URI,
+      name: "capabilities",
+      description: "What run_python's sandbox offers: helpers, configured servers, a checklist",
+      mimeType: "text/plain",
+    },
+    ...(deps.metrics
+      ? [
+          {
+            uri: STATS_URI,
+            name: "stats",
+            description: "Counters of this bridge: runs, errors, timeouts, container starts, upstream restarts, proxied-call latency",
+            mimeType: "application/json",
+          },
+        ]
+      : []),
   ];
   const server = new Server(
     { name: "mcp-code-exec", version: deps.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: serverInstructions(deps.pool().entries().map((e) => e.name), deps.problem), jsonSchemaValidator: lazyJsonSchemaValidator() },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: serverInstructions(
+        deps
+          .pool()
+          .entries()
+          .map((e) => e.name),
+        deps.problem,
+      ),
+      jsonSchemaValidator: lazyJsonSchemaValidator(),
+    },
   );
-  const result = (text: string, isError: boolean, structured: Record<string, unknown>, extra: CallToolResult["content"] = []): CallToolResult => ({
+  const result = (
+    text: string,
+    isError: boolean,
+    structured: Record<string, unknown>,
+    extra: CallToolResult["content"] = [],
+  ): CallToolResult => ({
     content: [{ type: "text", text }, ...extra],
     ...(config.structuredContent ? { structuredContent: structured } : {}),
     isError,
@@ -101,7 +130,8 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    if (request.params.name !== TOOL_NAME) throw new WireError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}": this server has one tool, ${TOOL_NAME}`);
+    if (request.params.name !== TOOL_NAME)
+      throw new WireError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}": this server has one tool, ${TOOL_NAME}`);
     // Bad arguments are a tool error the model can read and correct (spec 2025-11-25), not a protocol error.
     const parsed = argsSchema.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
@@ -112,7 +142,11 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     const problem = checkRunRequest(args, config, deps.pool);
     if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
     try {
-      const client = clientChannel(server, { requestId: extra.requestId, progressToken: request.params._meta?.progressToken, sendNotification: extra.sendNotification });
+      const client = clientChannel(server, {
+        requestId: extra.requestId,
+        progressToken: request.params._meta?.progressToken,
+        sendNotification: extra.sendNotification,
+      });
       const outcome = await session.run({
         code: args.code,
         timeoutSec: args.timeout,
@@ -133,15 +167,27 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
   });
   // Saved skills (runtime.save_skill), one resource each, as in the MCP Skills extension.
   const skills = () =>
-    deps.pool().skills.list().map((s) => ({ uri: `${SKILL_SCHEME}${s.name}`, name: s.name, description: s.description, mimeType: "text/x-python" }));
+    deps
+      .pool()
+      .skills.list()
+      .map((s) => ({ uri: `${SKILL_SCHEME}${s.name}`, name: s.name, description: s.description, mimeType: "text/x-python" }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources, ...skills()] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [{ name: "skill", uriTemplate: `${SKILL_SCHEME}{name}`, description: "A skill saved with runtime.save_skill: its description and Python source", mimeType: "text/x-python" }],
+    resourceTemplates: [
+      {
+        name: "skill",
+        uriTemplate: `${SKILL_SCHEME}{name}`,
+        description: "A skill saved with runtime.save_skill: its description and Python source",
+        mimeType: "text/x-python",
+      },
+    ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) => {
     const uri = request.params.uri;
     if (uri === CAPABILITIES_URI) {
-      return { contents: [{ uri, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }] };
+      return {
+        contents: [{ uri, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }],
+      };
     }
     if (uri === STATS_URI && deps.metrics) {
       return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(deps.metrics.snapshot(), null, 2) }] };
@@ -149,7 +195,11 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     if (uri.startsWith(SKILL_SCHEME)) {
       const name = decodeURIComponent(uri.slice(SKILL_SCHEME.length));
       const skill = deps.pool().skills.get(name);
-      if (!skill) throw new WireError(RESOURCE_NOT_FOUND, `no skill named ${JSON.stringify(name)}; list them with resources/list or \`mcp-code-exec skills list\``);
+      if (!skill)
+        throw new WireError(
+          RESOURCE_NOT_FOUND,
+          `no skill named ${JSON.stringify(name)}; list them with resources/list or \`mcp-code-exec skills list\``,
+        );
       return { contents: [{ uri, mimeType: "text/x-python", text: `"""${skill.description}"""\n\n${skill.source}` }] };
     }
     throw new WireError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (this server has ${resources.map((r) => r.uri).join(" and ")})`);

@@ -21,7 +21,10 @@ export interface ClientChannel {
   /** What the client declared it can do (read when asked: it is known only after initialize). */
   can(): { form: boolean; url: boolean; sampling: boolean };
   /** A question to the user; rejects with the SDK's errors (timeout, cancelled, refused). */
-  elicit(params: ElicitRequestFormParams | ElicitRequestURLParams, opts: { signal?: AbortSignal; timeoutMs: number }): Promise<ElicitResult>;
+  elicit(
+    params: ElicitRequestFormParams | ElicitRequestURLParams,
+    opts: { signal?: AbortSignal; timeoutMs: number },
+  ): Promise<ElicitResult>;
   /** Tell the client a URL-mode question it showed has been completed. */
   elicitationComplete(elicitationId: string): Promise<void>;
   createMessage(params: CreateMessageRequest["params"], opts: { signal?: AbortSignal; timeoutMs: number }): Promise<CreateMessageResult>;
@@ -53,7 +56,8 @@ export function clientChannel(server: Server, ctx: ClientRequestContext): Client
     },
     elicit: (params, opts) => server.elicitInput(params, { ...related, signal: opts.signal, timeout: opts.timeoutMs }),
     elicitationComplete: async (id) => server.createElicitationCompletionNotifier(id, related)(),
-    createMessage: (params, opts) => server.createMessage(params, { ...related, signal: opts.signal, timeout: opts.timeoutMs }) as Promise<CreateMessageResult>,
+    createMessage: (params, opts) =>
+      server.createMessage(params, { ...related, signal: opts.signal, timeout: opts.timeoutMs }) as Promise<CreateMessageResult>,
     progress: (key, message) => progress?.note(key, message),
     output: progress?.push,
     flush: () => progress?.flush() ?? Promise.resolve(),
@@ -81,7 +85,9 @@ export function progressSender(token: string | number, send: (n: ServerNotificat
     if (!parts.length) return chain;
     const message = parts.join("\n");
     lines += message.split("\n").length;
-    chain = chain.then(() => send({ method: "notifications/progress", params: { progressToken: token, progress: lines, message } }).catch(() => {}));
+    chain = chain.then(() =>
+      send({ method: "notifications/progress", params: { progressToken: token, progress: lines, message } }).catch(() => {}),
+    );
     return chain;
   };
   return {

@@ -51,7 +51,10 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
  * image, without waiting (this start's check runs in the background and leaves its answer for the
  * next); on a first start, the check if it answers within `waitMs`.
  */
-export function startupReadiness(deps: { config: Config; engine: () => Promise<Selected>; log: Logger }, waitMs: number): Promise<Readiness> {
+export function startupReadiness(
+  deps: { config: Config; engine: () => Promise<Selected>; log: Logger },
+  waitMs: number,
+): Promise<Readiness> {
   const { config } = deps;
   const file = join(config.stateDir, "readiness.json");
   const key = `${config.adapter ?? config.engine ?? "auto"} ${config.image}`;

@@ -6,7 +6,11 @@ import type { Config } from "../config/env.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 
 /** What is wrong with the request, in words a model or a person can act on; undefined when nothing. */
-export function checkRunRequest(req: { timeout?: number; servers?: string[] }, config: Config, pool: () => UpstreamPool): string | undefined {
+export function checkRunRequest(
+  req: { timeout?: number; servers?: string[] },
+  config: Config,
+  pool: () => UpstreamPool,
+): string | undefined {
   return checkTimeout(req.timeout, config) ?? unknownServers(req.servers, pool);
 }
 
@@ -21,7 +25,11 @@ function checkTimeout(timeout: number | undefined, config: Config): string | und
 
 function unknownServers(servers: string[] | undefined, pool: () => UpstreamPool): string | undefined {
   if (!servers?.length) return undefined;
-  const names = new Set(pool().entries().map((e) => e.name));
+  const names = new Set(
+    pool()
+      .entries()
+      .map((e) => e.name),
+  );
   const bad = servers.filter((s) => !names.has(s));
   if (!bad.length) return undefined;
   return `[mcp-code-exec] unknown MCP server(s): ${bad.join(", ")}. Configured: ${[...names].join(", ") || "none (see `mcp-code-exec servers`)"}`;

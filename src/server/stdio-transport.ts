@@ -93,7 +93,12 @@ export class StdioTransport implements Transport {
     this.#oversized = undefined;
     if (scanner) {
       const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
-      this.#refuse(scanner, size, ErrorCode.InvalidRequest, `the message is ${mib(size)}, over this server's ${mib(this.#opts.maxMessageBytes)} limit (MCP_BRIDGE_MAX_MESSAGE); nothing was run. Pass large data another way: mount a folder with MCP_BRIDGE_WORKSPACE and read files from /workspace, or send the code in parts over several calls (variables persist between calls)`);
+      this.#refuse(
+        scanner,
+        size,
+        ErrorCode.InvalidRequest,
+        `the message is ${mib(size)}, over this server's ${mib(this.#opts.maxMessageBytes)} limit (MCP_BRIDGE_MAX_MESSAGE); nothing was run. Pass large data another way: mount a folder with MCP_BRIDGE_WORKSPACE and read files from /workspace, or send the code in parts over several calls (variables persist between calls)`,
+      );
       return;
     }
     if (!line.trim()) return;
@@ -106,7 +111,12 @@ export class StdioTransport implements Transport {
     }
     const checked = checkEnvelope(raw);
     if (!checked.ok) {
-      this.#refuse(scan(line), size, ErrorCode.InvalidRequest, `the message is not a JSON-RPC 2.0 request, notification or response: ${checked.problem}`);
+      this.#refuse(
+        scan(line),
+        size,
+        ErrorCode.InvalidRequest,
+        `the message is not a JSON-RPC 2.0 request, notification or response: ${checked.problem}`,
+      );
       return;
     }
     this.onmessage?.(checked.message);

@@ -52,8 +52,14 @@ export function invalidParams(message: JSONRPCMessage): JSONRPCMessage | undefin
   if (!schema) return undefined;
   const parsed = schema.safeParse(message);
   if (parsed.success) return undefined;
-  const issues = (parsed.error as { issues: Issue[] }).issues.map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message.replace(/^Invalid input: /, "")}`);
-  return { jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: `invalid params for ${message.method}: ${issues.join("; ")}` } };
+  const issues = (parsed.error as { issues: Issue[] }).issues.map(
+    (i) => `${i.path.map(String).join(".") || "params"}: ${i.message.replace(/^Invalid input: /, "")}`,
+  );
+  return {
+    jsonrpc: "2.0",
+    id: message.id,
+    error: { code: ErrorCode.InvalidParams, message: `invalid params for ${message.method}: ${issues.join("; ")}` },
+  };
 }
 
 /** The transport, with requests whose params do not parse answered here instead of reaching the server. */
@@ -71,11 +77,13 @@ export function guardParams(inner: Transport): Transport {
     onmessage: {
       get: () => inner.onmessage,
       set: (handler: Transport["onmessage"]) => {
-        inner.onmessage = handler && ((message, extra) => {
-          const refusal = invalidParams(message);
-          if (refusal) inner.send(refusal).catch((err) => inner.onerror?.(err as Error));
-          else handler(message, extra);
-        });
+        inner.onmessage =
+          handler &&
+          ((message, extra) => {
+            const refusal = invalidParams(message);
+            if (refusal) inner.send(refusal).catch((err) => inner.onerror?.(err as Error));
+            else handler(message, extra);
+          });
       },
     },
   });

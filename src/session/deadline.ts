@@ -19,7 +19,10 @@ export class Deadline {
   #spent = 0;
 
   /** `maxTotalMs` bounds the active time across restart() calls (default: `ms`, no restarts). */
-  constructor(readonly ms: number, maxTotalMs = ms) {
+  constructor(
+    readonly ms: number,
+    maxTotalMs = ms,
+  ) {
     this.#left = ms;
     this.#budget = Math.max(ms, maxTotalMs);
     this.expired = new Promise((resolve) => {
@@ -68,11 +71,14 @@ export class Deadline {
 
   #arm(): void {
     this.#since = performance.now();
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#done = true;
-      this.#fire();
-    }, Math.max(0, this.#left));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#done = true;
+        this.#fire();
+      },
+      Math.max(0, this.#left),
+    );
   }
 
   #pause(): void {

@@ -20,7 +20,12 @@ export interface LadderResult {
  * Wait for run `id`'s result; rejects as `result` does when the sandbox dies. The run's time is
  * `opts.deadline` (held while a person is asked something) or `opts.timeoutMs`.
  */
-export async function awaitRun(box: Sandbox, id: number, result: Promise<ResultFrame>, opts: { timeoutMs: number; deadline?: Deadline; signal?: AbortSignal; onInterrupt?: (why: "timeout" | "cancelled") => void }): Promise<LadderResult> {
+export async function awaitRun(
+  box: Sandbox,
+  id: number,
+  result: Promise<ResultFrame>,
+  opts: { timeoutMs: number; deadline?: Deadline; signal?: AbortSignal; onInterrupt?: (why: "timeout" | "cancelled") => void },
+): Promise<LadderResult> {
   const deadline = opts.deadline ?? new Deadline(opts.timeoutMs);
   const first = await raceTimeout(result, deadline, opts.signal);
   if (first.kind === "done") return { frame: first.value, timedOut: false, cancelled: false, killed: false };

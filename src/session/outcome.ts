@@ -50,7 +50,9 @@ export function assembleOutcome(end: RunEnding, config: Config, notes: string[],
     outcome.timedOut = end.timedOut || undefined;
     outcome.cancelled = end.cancelled || undefined;
     const type = end.timedOut ? "TimeoutError" : "Cancelled";
-    const message = end.sessionReset ? `run_python ${what}; ${end.sessionReset}` : `run_python ${what} and was interrupted; the session and its variables were kept`;
+    const message = end.sessionReset
+      ? `run_python ${what}; ${end.sessionReset}`
+      : `run_python ${what} and was interrupted; the session and its variables were kept`;
     // Where the code was when it was interrupted helps the model fix it.
     const where = frame?.error?.traceback ? `\n${frame.error.traceback.replace(/KeyboardInterrupt\s*$/, "").trimEnd()}` : "";
     outcome.error = { type, message, traceback: `${type}: ${message}${where}` };
@@ -73,7 +75,11 @@ function fromFrame(frame: ResultFrame, config: Config): Partial<RunOutcome> {
   if ((frame.stderr_dropped ?? 0) + stderrOver) out.stderrDropped = (frame.stderr_dropped ?? 0) + stderrOver;
   if (frame.value !== undefined) out.value = capText(frame.value, MAX_VALUE_BYTES)[0];
   if (frame.error) {
-    out.error = { type: capText(frame.error.type, 200)[0]!, message: capText(frame.error.message, MAX_VALUE_BYTES)[0]!, traceback: capText(frame.error.traceback, MAX_VALUE_BYTES)[0]! };
+    out.error = {
+      type: capText(frame.error.type, 200)[0]!,
+      message: capText(frame.error.message, MAX_VALUE_BYTES)[0]!,
+      traceback: capText(frame.error.traceback, MAX_VALUE_BYTES)[0]!,
+    };
   }
   const { images, files, notes } = checkDisplay(frame, config);
   if (images.length) out.images = images;
@@ -85,7 +91,12 @@ function fromFrame(frame: ResultFrame, config: Config): Partial<RunOutcome> {
 
 /** The outcome of a run the bridge refused before it reached the sandbox. */
 export function refused(err: PolicyRefusal, outputCap: number): RunOutcome {
-  return { outputCap, durationMs: 0, notes: [], error: { type: "PolicyRefusal", message: err.message, traceback: `PolicyRefusal: ${err.message}` } };
+  return {
+    outputCap,
+    durationMs: 0,
+    notes: [],
+    error: { type: "PolicyRefusal", message: err.message, traceback: `PolicyRefusal: ${err.message}` },
+  };
 }
 
 /** The outcome of a run cancelled while it waited for the one before it. */
@@ -114,7 +125,9 @@ function checkDisplay(frame: ResultFrame, config: Config): { images: ImageData[]
       spent += size;
       return true;
     }
-    notes.push(`${what} dropped by the bridge: a run's images and files are capped at ${Math.floor(config.resultCap / 1024)} KiB in all (MCP_BRIDGE_RESULT_CAP); return fewer or smaller ones per call`);
+    notes.push(
+      `${what} dropped by the bridge: a run's images and files are capped at ${Math.floor(config.resultCap / 1024)} KiB in all (MCP_BRIDGE_RESULT_CAP); return fewer or smaller ones per call`,
+    );
     return false;
   };
   const images = (frame.images ?? []).filter((img, i) => {

@@ -71,7 +71,9 @@ export class RequestGate {
         signal: abort.signal,
         countToolCall: () => {
           if (policy && ++this.#toolCalls > policy.maxToolCallsPerRun) {
-            throw new PolicyRefusal(`this run reached maxToolCallsPerRun = ${policy.maxToolCallsPerRun} (${policy.sources.maxToolCallsPerRun ?? "default"}); split the work across runs`);
+            throw new PolicyRefusal(
+              `this run reached maxToolCallsPerRun = ${policy.maxToolCallsPerRun} (${policy.sources.maxToolCallsPerRun ?? "default"}); split the work across runs`,
+            );
           }
         },
       },

@@ -50,7 +50,9 @@ export async function startSandbox(deps: StartDeps): Promise<Started> {
     return await launch(deps, (a) => (adapter = a));
   } catch (err) {
     if (!retryable(err) || deps.closed() || !deps.refreshEngine?.()) throw await explain(err, deps, adapter);
-    deps.log.info("sandbox start failed on a cached engine probe: probing the engine again", { error: err instanceof BridgeError ? err.message : String(err) });
+    deps.log.info("sandbox start failed on a cached engine probe: probing the engine again", {
+      error: err instanceof BridgeError ? err.message : String(err),
+    });
     try {
       return await launch(deps, (a) => (adapter = a));
     } catch (again) {
@@ -92,14 +94,23 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
 
 /** Failures a stale probe could cause (a daemon that moved or stopped); not a slow engine's timeout. */
 function retryable(err: unknown): boolean {
-  return err instanceof BridgeError && (err.code === "SANDBOX_START" || err.code === "ENGINE_FAILED") && !/did not start within/.test(err.message);
+  return (
+    err instanceof BridgeError &&
+    (err.code === "SANDBOX_START" || err.code === "ENGINE_FAILED") &&
+    !/did not start within/.test(err.message)
+  );
 }
 
 /** A start failure the engine did not put down to the image is checked against the image. */
 async function explain(err: unknown, deps: StartDeps, adapter: RuntimeAdapter | undefined): Promise<unknown> {
-  if (!adapter || deps.closed() || !(err instanceof BridgeError) || (err.code !== "SANDBOX_START" && err.code !== "ENGINE_FAILED")) return err;
+  if (!adapter || deps.closed() || !(err instanceof BridgeError) || (err.code !== "SANDBOX_START" && err.code !== "ENGINE_FAILED"))
+    return err;
   const image = deps.config.image;
   const present = await adapter.imageExists(image).catch(() => true);
   if (present) return err;
-  return new BridgeError("IMAGE_MISSING", `image ${image} not found`, { source: adapter.name, hint: `${adapter.imageHint(image)}, or set MCP_BRIDGE_IMAGE`, cause: err });
+  return new BridgeError("IMAGE_MISSING", `image ${image} not found`, {
+    source: adapter.name,
+    hint: `${adapter.imageHint(image)}, or set MCP_BRIDGE_IMAGE`,
+    cause: err,
+  });
 }

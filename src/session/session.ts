@@ -146,7 +146,12 @@ export class Session {
     if (!policy) return undefined;
     const size = new TextEncoder().encode(req.code).length;
     if (size > policy.maxCodeBytes) {
-      return refused(new PolicyRefusal(`the code is ${size} bytes, over maxCodeBytes = ${policy.maxCodeBytes} (${policy.sources.maxCodeBytes ?? "default"})`), this.#deps.config.outputCap);
+      return refused(
+        new PolicyRefusal(
+          `the code is ${size} bytes, over maxCodeBytes = ${policy.maxCodeBytes} (${policy.sources.maxCodeBytes ?? "default"})`,
+        ),
+        this.#deps.config.outputCap,
+      );
     }
     for (const s of req.servers ?? []) {
       const r = serverRefusal(policy, s);
@@ -162,7 +167,10 @@ export class Session {
     const release = slots.tryAcquire();
     if (!release) {
       const source = this.#deps.policy?.sources.maxConcurrentRuns ?? "default";
-      return refused(new PolicyRefusal(`maxConcurrentRuns = ${slots.max} runs are already executing (${source}); try again when one finishes`), this.#deps.config.outputCap);
+      return refused(
+        new PolicyRefusal(`maxConcurrentRuns = ${slots.max} runs are already executing (${source}); try again when one finishes`),
+        this.#deps.config.outputCap,
+      );
     }
     try {
       return await execute();
@@ -194,13 +202,26 @@ export class Session {
     }
     const lostBefore = this.#lostState ?? (box !== this.#box ? "the sandbox was replaced" : undefined);
     this.#lostState = undefined;
-    if (lostBefore && !req.reset) notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
+    if (lostBefore && !req.reset)
+      notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
     this.#boxUsed = true;
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
-    const { id, result } = box.run(req.code, config.outputCap, this.#execExtra(), req.onOutput && capStream(req.onOutput, config.outputCap));
+    const { id, result } = box.run(
+      req.code,
+      config.outputCap,
+      this.#execExtra(),
+      req.onOutput && capStream(req.onOutput, config.outputCap),
+    );
     // Time a person spends answering a question does not count against the run (README: Approvals).
     const deadline = new Deadline(timeoutSec * 1000);
-    this.#gate.beginRun(id, { loaded: this.#loaded, log: runLog, runId, client: req.client, approvals: this.#approvals, holdClock: () => deadline.hold() });
+    this.#gate.beginRun(id, {
+      loaded: this.#loaded,
+      log: runLog,
+      runId,
+      client: req.client,
+      approvals: this.#approvals,
+      holdClock: () => deadline.hold(),
+    });
     let sessionReset: string | undefined;
     let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
     try {
@@ -208,19 +229,24 @@ export class Session {
         timeoutMs: timeoutSec * 1000,
         deadline,
         signal: req.signal,
-        onInterrupt: (why) => log.info(why === "timeout" ? "run timed out, interrupting" : "run cancelled, interrupting", { session: this.id, run: id }),
+        onInterrupt: (why) =>
+          log.info(why === "timeout" ? "run timed out, interrupting" : "run cancelled, interrupting", { session: this.id, run: id }),
       });
       if (ending.killed) {
         this.#box = undefined;
         sessionReset = `the code did not stop within ${INTERRUPT_GRACE_MS / 1000}s of an interrupt, so the sandbox was killed; all variables, imports and files in /tmp are gone and the next call starts a fresh session`;
         // A cancelled call's result never reaches the client: the next call must say what happened.
-        if (ending.cancelled) this.#lostState = "the call before it was cancelled and its code did not stop within 2s of an interrupt, so the sandbox was killed";
+        if (ending.cancelled)
+          this.#lostState =
+            "the call before it was cancelled and its code did not stop within 2s of an interrupt, so the sandbox was killed";
       }
     } catch (err) {
       if (!(err instanceof BridgeError) || err.code !== "SANDBOX_EXITED") throw err;
       const exit = await box.exited;
       this.#box = undefined;
-      this.#lostState = req.signal?.aborted ? `the sandbox stopped while the call before it was being cancelled: ${exit.reason}` : undefined;
+      this.#lostState = req.signal?.aborted
+        ? `the sandbox stopped while the call before it was being cancelled: ${exit.reason}`
+        : undefined;
       sessionReset = `${err.message.replace(/^the sandbox stopped: /, "the sandbox stopped during this run: ")}; all variables and imports are gone and the next call starts a fresh session`;
       if (exit.stderrTail.trim()) log.debug("sandbox stderr at exit", { tail: exit.stderrTail.slice(-500) });
     } finally {
@@ -228,7 +254,11 @@ export class Session {
       this.#gate.endRun();
     }
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
-    runLog.debug("run trace", { wait_ms: round1(waitedMs), exec_ms: round1(performance.now() - started - waitedMs), first_in_sandbox: firstInBox });
+    runLog.debug("run trace", {
+      wait_ms: round1(waitedMs),
+      exec_ms: round1(performance.now() - started - waitedMs),
+      first_in_sandbox: firstInBox,
+    });
     if (this.#box?.alive) this.#armIdle();
     return outcome;
   }
@@ -239,7 +269,14 @@ export class Session {
     return {
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
-      display: { image_bytes: config.imageCap, file_bytes: config.fileCap, files_total_bytes: config.fileCap * 4, max_images: MAX_IMAGES, max_files: 10, result_bytes: config.resultCap },
+      display: {
+        image_bytes: config.imageCap,
+        file_bytes: config.fileCap,
+        files_total_bytes: config.fileCap * 4,
+        max_images: MAX_IMAGES,
+        max_files: 10,
+        result_bytes: config.resultCap,
+      },
     };
   }
 
@@ -262,13 +299,25 @@ export class Session {
     });
     this.#deps.metrics && this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
-    log.debug("sandbox start trace", { engine: adapter.name, name: box.name, total_ms: trace.totalMs, ...trace.facts, ...prefixed("ms_", trace.phases) });
+    log.debug("sandbox start trace", {
+      engine: adapter.name,
+      name: box.name,
+      total_ms: trace.totalMs,
+      ...trace.facts,
+      ...prefixed("ms_", trace.phases),
+    });
     this.#box = box;
     this.#boxUsed = false;
     this.#gate.newSandbox();
     // The sandbox's init enforces the lifetime cap inside; the bridge does too, from outside the
     // sandbox's reach (code there can stop its init under gVisor, which lets signals reach PID 1).
-    const lifetime = setTimeout(() => void box.kill(`it reached its lifetime cap of ${formatSeconds(config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`, { reportLoss: true }), config.lifetimeSec * 1000);
+    const lifetime = setTimeout(
+      () =>
+        void box.kill(`it reached its lifetime cap of ${formatSeconds(config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`, {
+          reportLoss: true,
+        }),
+      config.lifetimeSec * 1000,
+    );
     (lifetime as { unref?: () => void }).unref?.();
     void box.exited.then((exit) => {
       clearTimeout(lifetime);
@@ -306,7 +355,8 @@ export class Session {
       if (!box) return;
       this.#deps.log.info("stopping idle sandbox", { name: box.name, idleSec: this.#deps.config.idleTimeoutSec });
       this.#box = undefined;
-      if (this.#boxUsed) this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
+      if (this.#boxUsed)
+        this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
       void box.kill("idle");
     }, ms);
     (this.#idleTimer as { unref?: () => void }).unref?.();

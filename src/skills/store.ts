@@ -16,8 +16,16 @@ export const SkillNameSchema = z
 
 export const SkillSchema = z.object({
   name: SkillNameSchema,
-  description: z.string().max(2000, "a description has at most 2,000 characters").default("").describe("What the skill does, for search and review"),
-  source: z.string().min(1, "a skill needs source code").max(200_000, "a skill's source has at most 200,000 characters").describe("Python source defining NAME"),
+  description: z
+    .string()
+    .max(2000, "a description has at most 2,000 characters")
+    .default("")
+    .describe("What the skill does, for search and review"),
+  source: z
+    .string()
+    .min(1, "a skill needs source code")
+    .max(200_000, "a skill's source has at most 200,000 characters")
+    .describe("Python source defining NAME"),
 });
 
 export type Skill = z.infer<typeof SkillSchema>;
@@ -41,7 +49,9 @@ export class SkillStore {
   list(): SkillInfo[] {
     let names: string[] = [];
     try {
-      names = readdirSync(this.dir).filter((f) => /^[A-Za-z_][A-Za-z0-9_]*\.py$/.test(f)).sort();
+      names = readdirSync(this.dir)
+        .filter((f) => /^[A-Za-z_][A-Za-z0-9_]*\.py$/.test(f))
+        .sort();
     } catch {
       return [];
     }

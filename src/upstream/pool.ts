@@ -23,7 +23,10 @@ const FAILED_RETRY_MS = 60_000;
 
 /** Which servers an index covers, so a different filter builds a different index. */
 function indexKey(entries: ServerEntry[], include: (name: string) => boolean): string {
-  return entries.filter((e) => include(e.name)).map((e) => e.name).join("\0");
+  return entries
+    .filter((e) => include(e.name))
+    .map((e) => e.name)
+    .join("\0");
 }
 
 export interface PoolOptions {
@@ -166,7 +169,9 @@ export class UpstreamPool {
    * One index over every server's tools; servers with no cached list are started once, concurrently.
    * A server that failed to start is not retried for a minute; `include` leaves servers out entirely.
    */
-  async searchIndex(include: (name: string) => boolean = () => true): Promise<{ index: SearchIndex; errors: Array<{ server: string; error: string }> }> {
+  async searchIndex(
+    include: (name: string) => boolean = () => true,
+  ): Promise<{ index: SearchIndex; errors: Array<{ server: string; error: string }> }> {
     const errors: Array<{ server: string; error: string }> = [];
     const now = Date.now();
     const unknown = this.entries().filter((e) => include(e.name) && !this.knownTools(e.name));
@@ -178,7 +183,11 @@ export class UpstreamPool {
     const missing = unknown.filter((e) => !this.blocked(e.name));
     const retry = missing.filter((e) => now - (this.#failedAt.get(e.name) ?? 0) >= FAILED_RETRY_MS);
     for (const e of missing) {
-      if (!retry.includes(e)) errors.push({ server: e.name, error: `failed to start ${Math.round((now - this.#failedAt.get(e.name)!) / 1000)}s ago; retried after a minute (runtime.describe_server(${JSON.stringify(e.name)}) says why)` });
+      if (!retry.includes(e))
+        errors.push({
+          server: e.name,
+          error: `failed to start ${Math.round((now - this.#failedAt.get(e.name)!) / 1000)}s ago; retried after a minute (runtime.describe_server(${JSON.stringify(e.name)}) says why)`,
+        });
     }
     if (retry.length) {
       await Promise.all(
@@ -193,9 +202,17 @@ export class UpstreamPool {
     const key = `${indexKey(this.entries(), include)}\u0001${skills.map((s) => `${s.name}@${s.modified}`).join("\0")}`;
     if (!this.#index || this.#indexFor !== key) {
       this.#indexFor = key;
-      const docs: ToolDoc[] = this.entries().filter((e) => include(e.name)).flatMap((e) =>
-        (this.knownTools(e.name) ?? []).map((t) => ({ server: e.name, name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
-      );
+      const docs: ToolDoc[] = this.entries()
+        .filter((e) => include(e.name))
+        .flatMap((e) =>
+          (this.knownTools(e.name) ?? []).map((t) => ({
+            server: e.name,
+            name: t.name,
+            title: t.title,
+            description: t.description,
+            inputSchema: t.inputSchema,
+          })),
+        );
       // Saved skills rank with the tools, under the server name SKILLS_SERVER.
       for (const s of skills) docs.push({ server: SKILLS_SERVER, name: s.name, description: s.description });
       // General word knowledge: decoded once per process; without it the index matches words only.
@@ -213,7 +230,10 @@ export class UpstreamPool {
    * version), else built and written there; a new bridge with unchanged tool lists skips the build.
    */
   #cachedIndex(docs: ToolDoc[], wordVectors: Awaited<ReturnType<typeof loadWordVectors>> | null): SearchIndex {
-    const key = createHash("sha256").update(`${this.#opts.version}\0${wordVectors ? wordVectors.keys.length : 0}\0${JSON.stringify(docs)}`).digest("hex").slice(0, 32);
+    const key = createHash("sha256")
+      .update(`${this.#opts.version}\0${wordVectors ? wordVectors.keys.length : 0}\0${JSON.stringify(docs)}`)
+      .digest("hex")
+      .slice(0, 32);
     const dir = join(this.#opts.stateDir, "search-index");
     const file = join(dir, `${key}.json`);
     try {

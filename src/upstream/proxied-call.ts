@@ -39,7 +39,10 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
   let callCounter = 0;
   const allowAll: ToolRule = { verdict: "allow", by: "policy", rule: "no policy", fix: "" };
 
-  return async function call({ server, tool, args }: { server: string; tool: string; args: Record<string, unknown> }, run: RunScope): Promise<CallToolResult> {
+  return async function call(
+    { server, tool, args }: { server: string; tool: string; args: Record<string, unknown> },
+    run: RunScope,
+  ): Promise<CallToolResult> {
     const callId = `call-${++callCounter}`;
     const log = run.log.child({ call: callId, server, tool });
     const t0 = performance.now();
@@ -64,7 +67,15 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       const def = await withSignIn(() => checks.needTool(server, tool));
       const rule = ctx.policy ? toolRule(ctx.policy, server, tool, def.annotations) : allowAll;
       if (rule.verdict === "ask") {
-        verdict = await askUser({ server, tool: def, args, rule, run, timeoutMs: askTimeoutMs(ctx), timeoutSource: ctx.policy?.sources.askTimeout ?? "MCP_BRIDGE_ASK_TIMEOUT" });
+        verdict = await askUser({
+          server,
+          tool: def,
+          args,
+          rule,
+          run,
+          timeoutMs: askTimeoutMs(ctx),
+          timeoutSource: ctx.policy?.sources.askTimeout ?? "MCP_BRIDGE_ASK_TIMEOUT",
+        });
         log.info("approval", { decision: verdict.decision, by: verdict.by, answer: verdict.answer, wait_ms: verdict.waitMs });
       } else {
         verdict = { decision: rule.verdict, by: rule.by, why: rule.rule };
@@ -90,8 +101,20 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       throw err;
     } finally {
       if (ctx.audit) {
-        const decision = decided ? { decision: verdict.decision, by: verdict.by, ...(verdict.answer ? { answer: verdict.answer, wait_ms: verdict.waitMs } : {}) } : {};
-        const record: AuditRecord = { ts, run: run.runId, call: callId, server, tool, ...decision, outcome, ms: Math.round((performance.now() - t0) * 10) / 10, args_sha256: argsDigest(args) };
+        const decision = decided
+          ? { decision: verdict.decision, by: verdict.by, ...(verdict.answer ? { answer: verdict.answer, wait_ms: verdict.waitMs } : {}) }
+          : {};
+        const record: AuditRecord = {
+          ts,
+          run: run.runId,
+          call: callId,
+          server,
+          tool,
+          ...decision,
+          outcome,
+          ms: Math.round((performance.now() - t0) * 10) / 10,
+          args_sha256: argsDigest(args),
+        };
         ctx.audit.write(record);
       }
     }

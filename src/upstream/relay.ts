@@ -67,9 +67,16 @@ export class InFlightCalls {
   /** An upstream log message, into our log with the run and call ids when exactly one call is in flight. */
   log(params: LoggingMessageNotification["params"], fallback: Logger): void {
     const relays = [...this.#calls].map((c) => c.relay).filter((r): r is CallRelay => r !== undefined);
-    const log = relays.length === 1 ? relays[0]!.log : fallback.child({ server: this.server, runs: [...new Set(relays.map((r) => r.runId))].join(",") || undefined });
+    const log =
+      relays.length === 1
+        ? relays[0]!.log
+        : fallback.child({ server: this.server, runs: [...new Set(relays.map((r) => r.runId))].join(",") || undefined });
     const text = typeof params.data === "string" ? params.data : safeJson(params.data);
-    const fields = { upstream_level: params.level, logger: params.logger, data: text.length > MAX_LOG_DATA ? `${text.slice(0, MAX_LOG_DATA)}…` : text };
+    const fields = {
+      upstream_level: params.level,
+      logger: params.logger,
+      data: text.length > MAX_LOG_DATA ? `${text.slice(0, MAX_LOG_DATA)}…` : text,
+    };
     const level = params.level;
     if (level === "debug") log.debug("upstream log", fields);
     else if (level === "info" || level === "notice") log.info("upstream log", fields);
@@ -80,11 +87,17 @@ export class InFlightCalls {
   #owner(what: string): { relay: CallRelay; calls: Call[] } {
     const calls = [...this.#calls].filter((c) => c.relay);
     if (!calls.length) {
-      throw new McpError(ErrorCode.InvalidRequest, `mcp-code-exec relays ${what} only while sandbox code waits on a tool call to ${this.server}, and none is in flight`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `mcp-code-exec relays ${what} only while sandbox code waits on a tool call to ${this.server}, and none is in flight`,
+      );
     }
     const runs = new Set(calls.map((c) => c.relay!.runId));
     if (runs.size > 1) {
-      throw new McpError(ErrorCode.InvalidRequest, `mcp-code-exec cannot relay ${what}: calls from ${runs.size} runs are in flight to ${this.server}, and nothing tells which one it is about`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `mcp-code-exec cannot relay ${what}: calls from ${runs.size} runs are in flight to ${this.server}, and nothing tells which one it is about`,
+      );
     }
     return { relay: calls[calls.length - 1]!.relay!, calls };
   }

@@ -31,7 +31,12 @@ export function shapeOfValue(value: unknown, depth = 0): string {
   if (typeof value === "object") {
     const keys = Object.keys(value as object);
     if (depth >= MAX_DEPTH || keys.length === 0) return "dict";
-    const parts = keys.slice(0, MAX_KEYS).map((k) => `${/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? k : JSON.stringify(k)}: ${shapeOfValue((value as Record<string, unknown>)[k], depth + 1)}`);
+    const parts = keys
+      .slice(0, MAX_KEYS)
+      .map(
+        (k) =>
+          `${/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? k : JSON.stringify(k)}: ${shapeOfValue((value as Record<string, unknown>)[k], depth + 1)}`,
+      );
     if (keys.length > MAX_KEYS) parts.push("…");
     return `{${parts.join(", ")}}`;
   }

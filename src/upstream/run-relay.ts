@@ -17,19 +17,34 @@ export function runRelay(run: RunScope, server: string, tool: string, callId: st
       return await ask(AbortSignal.any([run.signal, upstreamSignal]));
     } catch (err) {
       if (upstreamSignal.aborted) throw err;
-      if (run.signal.aborted) throw new McpError(ErrorCode.InternalError, `the sandbox run that made the call ended before ${what} was answered`);
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) throw new McpError(ErrorCode.RequestTimeout, `${what} got no answer within ${Math.round(askTimeoutMs / 1000)}s (MCP_BRIDGE_ASK_TIMEOUT)`);
-      throw new McpError(ErrorCode.InternalError, `${run.client?.name ?? "the client"} answered ${what} with an error: ${(err as Error).message}`);
+      if (run.signal.aborted)
+        throw new McpError(ErrorCode.InternalError, `the sandbox run that made the call ended before ${what} was answered`);
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
+        throw new McpError(
+          ErrorCode.RequestTimeout,
+          `${what} got no answer within ${Math.round(askTimeoutMs / 1000)}s (MCP_BRIDGE_ASK_TIMEOUT)`,
+        );
+      throw new McpError(
+        ErrorCode.InternalError,
+        `${run.client?.name ?? "the client"} answered ${what} with an error: ${(err as Error).message}`,
+      );
     } finally {
       release();
     }
   };
   const clientOrRefuse = (what: string, can: "form" | "url" | "sampling") => {
     const client = run.client;
-    if (!client) throw new McpError(ErrorCode.InvalidRequest, `${what} cannot be relayed: mcp-code-exec is running without an MCP client (mcp-code-exec exec)`);
+    if (!client)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${what} cannot be relayed: mcp-code-exec is running without an MCP client (mcp-code-exec exec)`,
+      );
     if (!client.can()[can]) {
       const lacks = can === "sampling" ? "sampling" : `${can}-mode elicitation`;
-      throw new McpError(ErrorCode.InvalidRequest, `${what} cannot be relayed: ${client.name}, the MCP client running mcp-code-exec, does not support ${lacks}`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${what} cannot be relayed: ${client.name}, the MCP client running mcp-code-exec, does not support ${lacks}`,
+      );
     }
     return client;
   };

@@ -47,7 +47,16 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
   const needServer = (server: string, opts: { starts?: boolean } = {}) => {
     const entry = pool.entry(server);
     if (!entry) {
-      throw new UpstreamError("unknown_server", `no MCP server named ${JSON.stringify(server)} is configured; configured: ${pool.entries().map((e) => e.name).join(", ") || "(none)"}`, { server });
+      throw new UpstreamError(
+        "unknown_server",
+        `no MCP server named ${JSON.stringify(server)} is configured; configured: ${
+          pool
+            .entries()
+            .map((e) => e.name)
+            .join(", ") || "(none)"
+        }`,
+        { server },
+      );
     }
     // A denied server is never started, not even to read its tool list.
     const refusal = opts.starts && ctx.policy ? serverRefusal(ctx.policy, server) : undefined;
@@ -66,23 +75,38 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     if (!found) {
       const names = tools.map((t) => t.name);
       const more = names.length > 40 ? ` … (${names.length - 40} more: runtime.list_tools_sync(${JSON.stringify(server)}))` : "";
-      throw new UpstreamError("unknown_tool", `server ${server} has no tool ${JSON.stringify(tool)}; it has: ${names.slice(0, 40).join(", ")}${more}`, { server, tool });
+      throw new UpstreamError(
+        "unknown_tool",
+        `server ${server} has no tool ${JSON.stringify(tool)}; it has: ${names.slice(0, 40).join(", ")}${more}`,
+        { server, tool },
+      );
     }
     return found;
   };
 
   const proxiedCall = createProxiedCall(ctx, { needServer, needTool, notLoaded });
   /** Listing a remote server's tools may meet its sign-in: offered through the client where it can show a link. */
-  const signedIn = (server: string, run: RunScope) => retryAfterSignIn(ctx.signIn, { server, run, log: run.log.child({ server }), askTimeoutMs: askTimeoutMs(ctx) });
+  const signedIn = (server: string, run: RunScope) =>
+    retryAfterSignIn(ctx.signIn, { server, run, log: run.log.child({ server }), askTimeoutMs: askTimeoutMs(ctx) });
 
   const handlers: { [M in RpcMethod]: (p: z.infer<(typeof PARAMS)[M]>, run: RunScope) => Promise<unknown> } = {
     async "servers.discovered"(_p, run) {
       const loaded = run.loaded;
-      return pool.entries().map((e) => ({ name: e.name, alias: e.alias, type: e.transport.type, source: e.source, loaded: loaded.has(e.name), trusted: e.trust.state === "trusted" }));
+      return pool.entries().map((e) => ({
+        name: e.name,
+        alias: e.alias,
+        type: e.transport.type,
+        source: e.source,
+        loaded: loaded.has(e.name),
+        trusted: e.trust.state === "trusted",
+      }));
     },
     async "servers.loaded"(_p, run) {
       const loaded = run.loaded;
-      return pool.entries().filter((e) => loaded.has(e.name)).map((e) => describe(e.name, loaded));
+      return pool
+        .entries()
+        .filter((e) => loaded.has(e.name))
+        .map((e) => describe(e.name, loaded));
     },
     async "servers.describe"({ name: server }, run) {
       needServer(server);
@@ -90,7 +114,10 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     },
     async "tools.list"({ server }, run) {
       needServer(server, { starts: true });
-      return (await signedIn(server, run)(() => pool.tools(server))).map((t) => ({ name: t.name, summary: renderSummary(t).replace(/^[^:]*:\s*/, "") }));
+      return (await signedIn(server, run)(() => pool.tools(server))).map((t) => ({
+        name: t.name,
+        summary: renderSummary(t).replace(/^[^:]*:\s*/, ""),
+      }));
     },
     async "tools.docs"({ server, tool, detail }, run) {
       needServer(server, { starts: true });
@@ -105,7 +132,8 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       const { index, errors } = await pool.searchIndex((name) => !ctx.policy || !serverRefusal(ctx.policy, name));
       const loaded = run.loaded;
       // Tools the policy refuses are not offered: ask for more hits and drop them.
-      const allowed = (h: { server: string; name: string }) => h.server === SKILLS_SERVER || !ctx.policy || !toolRefusal(ctx.policy, h.server, h.name);
+      const allowed = (h: { server: string; name: string }) =>
+        h.server === SKILLS_SERVER || !ctx.policy || !toolRefusal(ctx.policy, h.server, h.name);
       const hits = index
         .search(query, ctx.policy ? limit * 4 : limit)
         .filter(allowed)
@@ -124,7 +152,13 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
         const py = pythonIdentifier(t.name);
         // The input schema goes along so the sandbox checks arguments before anything is sent.
         const observedReturns = t.outputSchema ? undefined : pool.resultShapes.get(server, t.name);
-        return { name: t.name, py_name: py, signature: renderSignature(t, { alias: py, observedReturns }), arg_map: argNameMap(t), input_schema: t.inputSchema };
+        return {
+          name: t.name,
+          py_name: py,
+          signature: renderSignature(t, { alias: py, observedReturns }),
+          arg_map: argNameMap(t),
+          input_schema: t.inputSchema,
+        };
       });
     },
     "tools.call": (p, run) => proxiedCall(p, run),
@@ -135,7 +169,10 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       const skill = pool.skills.get(name);
       if (!skill) {
         const names = pool.skills.list().map((s) => s.name);
-        throw new UpstreamError("unknown_skill", `no skill named ${JSON.stringify(name)}; saved skills: ${names.join(", ") || "none"} (runtime.save_skill(func) saves one)`);
+        throw new UpstreamError(
+          "unknown_skill",
+          `no skill named ${JSON.stringify(name)}; saved skills: ${names.join(", ") || "none"} (runtime.save_skill(func) saves one)`,
+        );
       }
       return skill;
     },
@@ -158,7 +195,9 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       type: t.type,
       // Never the env values or headers: they hold the user's secrets.
       // Arguments are left out: after ${VAR} substitution they can hold tokens and passwords.
-      ...(t.type === "stdio" ? { command: t.command, arg_count: t.args.length, env_keys: Object.keys(t.env) } : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
+      ...(t.type === "stdio"
+        ? { command: t.command, arg_count: t.args.length, env_keys: Object.keys(t.env) }
+        : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
       source: e.source,
       client: e.client,
       scope: e.scope,
@@ -187,7 +226,11 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
 }
 
 function notLoaded(server: string): UpstreamError {
-  return new UpstreamError("not_loaded", `server ${server} is not loaded in this session: call run_python with servers=[${JSON.stringify(server)}] (loaded servers stay loaded for later calls)`, { server });
+  return new UpstreamError(
+    "not_loaded",
+    `server ${server} is not loaded in this session: call run_python with servers=[${JSON.stringify(server)}] (loaded servers stay loaded for later calls)`,
+    { server },
+  );
 }
 
 function redactUrl(url: string): string {

@@ -38,7 +38,12 @@ export async function offerSignIn(o: SignInOffer): Promise<boolean> {
   const release = o.run.holdClock();
   try {
     const answer = await client.elicit(
-      { mode: "url", elicitationId, url: login.authorizationUrl.href, message: `Sign in to ${o.server} so that sandbox code can ${o.tool ? `call ${o.tool}` : "use its tools"}; the code waits until you finish in the browser.` },
+      {
+        mode: "url",
+        elicitationId,
+        url: login.authorizationUrl.href,
+        message: `Sign in to ${o.server} so that sandbox code can ${o.tool ? `call ${o.tool}` : "use its tools"}; the code waits until you finish in the browser.`,
+      },
       { signal: o.run.signal, timeoutMs: o.askTimeoutMs },
     );
     if (answer.action !== "accept") {
@@ -63,7 +68,10 @@ export async function offerSignIn(o: SignInOffer): Promise<boolean> {
  * Run `step`; when it fails because the server wants a sign-in and one can be offered, offer it and run
  * `step` once more. At most one offer per returned function (one per request from the code).
  */
-export function retryAfterSignIn(start: SignInOffer["start"] | undefined, o: Omit<SignInOffer, "start">): <T>(step: () => Promise<T>) => Promise<T> {
+export function retryAfterSignIn(
+  start: SignInOffer["start"] | undefined,
+  o: Omit<SignInOffer, "start">,
+): <T>(step: () => Promise<T>) => Promise<T> {
   let offered = false;
   return async (step) => {
     try {

@@ -114,7 +114,13 @@ export class UpstreamServer {
    * timeout restarts on progress (never past five times itself) and stops while a person answers the
    * server's question.
    */
-  async callTool(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal, relay?: CallRelay): Promise<CallToolResult> {
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    relay?: CallRelay,
+  ): Promise<CallToolResult> {
     const client = await this.#connect();
     // The SDK never detaches its abort listener, so handing it the run's signal would send
     // notifications/cancelled for every finished call when the run ends. A per-call signal, linked to
@@ -144,22 +150,43 @@ export class UpstreamServer {
       const authFailure = describeAuthFailure(err, this.entry);
       if (authFailure) throw new UpstreamError(authFailure.kind, authFailure.message, { server: this.entry.name, tool });
       if (timedOut) {
-        throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s (MCP_BRIDGE_TOOL_TIMEOUT)`, { server: this.entry.name, tool });
+        throw new UpstreamError(
+          "timeout",
+          `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s (MCP_BRIDGE_TOOL_TIMEOUT)`,
+          { server: this.entry.name, tool },
+        );
       }
       if (signal?.aborted) {
-        throw new UpstreamError("cancelled", `${this.entry.name}.${tool} was cancelled: the run that made it ended`, { server: this.entry.name, tool });
+        throw new UpstreamError("cancelled", `${this.entry.name}.${tool} was cancelled: the run that made it ended`, {
+          server: this.entry.name,
+          tool,
+        });
       }
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-        throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s`, { server: this.entry.name, tool });
+        throw new UpstreamError("timeout", `${this.entry.name}.${tool} did not answer within ${Math.round(timeoutMs / 1000)}s`, {
+          server: this.entry.name,
+          tool,
+        });
       }
       if (err instanceof McpError && err.code === ErrorCode.InvalidParams) {
-        throw new UpstreamError("invalid_arguments", `${this.entry.name}.${tool} refused its arguments: ${message}`, { server: this.entry.name, tool });
+        throw new UpstreamError("invalid_arguments", `${this.entry.name}.${tool} refused its arguments: ${message}`, {
+          server: this.entry.name,
+          tool,
+        });
       }
       if (this.#status !== "running") {
         if (this.#overflowed) {
-          throw new UpstreamError("protocol", `${this.entry.name}.${tool} sent a message over ${MAX_UPSTREAM_MESSAGE / 1048576} MiB, more than the bridge reads from a server; ask it for less (a page, a filter, a limit). The server was restarted`, { server: this.entry.name, tool });
+          throw new UpstreamError(
+            "protocol",
+            `${this.entry.name}.${tool} sent a message over ${MAX_UPSTREAM_MESSAGE / 1048576} MiB, more than the bridge reads from a server; ask it for less (a page, a filter, a limit). The server was restarted`,
+            { server: this.entry.name, tool },
+          );
         }
-        throw new UpstreamError("crashed", `server ${this.entry.name} stopped during the call to ${tool}${this.#stderrHint()}; it will be restarted on the next call`, { server: this.entry.name, tool });
+        throw new UpstreamError(
+          "crashed",
+          `server ${this.entry.name} stopped during the call to ${tool}${this.#stderrHint()}; it will be restarted on the next call`,
+          { server: this.entry.name, tool },
+        );
       }
       throw new UpstreamError("protocol", `${this.entry.name}.${tool} failed: ${message}`, { server: this.entry.name, tool });
     } finally {
@@ -193,14 +220,19 @@ export class UpstreamServer {
     this.#stderr = "";
     // Questions and sampling are relayed to the MCP client of the run whose call is in flight, and
     // refused with a reason when that client cannot take them (relay.ts).
-    const client = new Client({ name: "mcp-code-exec", version: this.#opts.version }, { capabilities: { elicitation: { form: {}, url: {} }, sampling: {} } });
+    const client = new Client(
+      { name: "mcp-code-exec", version: this.#opts.version },
+      { capabilities: { elicitation: { form: {}, url: {} }, sampling: {} } },
+    );
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       log.info("upstream tool list changed", { server: this.entry.name });
       await this.listTools().catch((err) => log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }));
     });
     client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.#inFlight.elicit(req.params, extra.signal));
     client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.#inFlight.sample(req.params, extra.signal));
-    client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => this.#inFlight.elicitationComplete(n.params.elicitationId));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) =>
+      this.#inFlight.elicitationComplete(n.params.elicitationId),
+    );
     client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => this.#inFlight.log(n.params, log));
     this.#overflowed = false;
     client.onerror = (err) => {
@@ -225,7 +257,11 @@ export class UpstreamServer {
       const authFailure = describeAuthFailure(err, this.entry);
       this.#lastError = authFailure?.message ?? msg;
       if (authFailure) throw new UpstreamError(authFailure.kind, authFailure.message, { server: this.entry.name });
-      throw new UpstreamError("start_failed", `server ${this.entry.name} did not start: ${msg}${this.#stderrHint()} (defined in ${this.entry.source})`, { server: this.entry.name });
+      throw new UpstreamError(
+        "start_failed",
+        `server ${this.entry.name} did not start: ${msg}${this.#stderrHint()} (defined in ${this.entry.source})`,
+        { server: this.entry.name },
+      );
     }
     this.#status = "running";
     this.#client = client;
@@ -269,11 +305,15 @@ export class UpstreamServer {
     }
     if (!this.#opts.auth) {
       const requestInit = { headers: t.headers };
-      return t.type === "sse" ? new SSEClientTransport(new URL(t.url), { requestInit }) : new StreamableHTTPClientTransport(new URL(t.url), { requestInit });
+      return t.type === "sse"
+        ? new SSEClientTransport(new URL(t.url), { requestInit })
+        : new StreamableHTTPClientTransport(new URL(t.url), { requestInit });
     }
     // Headers reach only the server's origin (through `fetch`); the OAuth tokens only the provider.
     const { fetch, authProvider } = await this.#opts.auth.connect(this.entry);
-    return t.type === "sse" ? new SSEClientTransport(new URL(t.url), { fetch, authProvider }) : new StreamableHTTPClientTransport(new URL(t.url), { fetch, authProvider });
+    return t.type === "sse"
+      ? new SSEClientTransport(new URL(t.url), { fetch, authProvider })
+      : new StreamableHTTPClientTransport(new URL(t.url), { fetch, authProvider });
   }
 
   #stderrHint(): string {

@@ -26,7 +26,17 @@ afterEach(async () => {
 
 function session(engine: string, extra: Record<string, string> = {}) {
   const home = mkdtempSync(join(tmpdir(), "mcx-channel-"));
-  const app = createApp({ PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: IMAGE, ...extra }, home);
+  const app = createApp(
+    {
+      PATH: process.env.PATH,
+      HOME: home,
+      MCP_BRIDGE_STATE_DIR: join(home, "state"),
+      MCP_BRIDGE_RUNTIME: engine,
+      MCP_BRIDGE_IMAGE: IMAGE,
+      ...extra,
+    },
+    home,
+  );
   const lines: Array<Record<string, unknown>> = [];
   const s = app.newSession({ log: createLogger("DEBUG", "json", (l) => lines.push(JSON.parse(l) as Record<string, unknown>)) });
   sessions.push(s);
@@ -51,13 +61,19 @@ describe("which engines pass the channel", () => {
     expect(docker({ env }).passesFds).toBe(false);
   });
 
-  test.skipIf(!ENGINES.includes("podman"))("podman's run line hands fd 3 over and tells the entrypoint; without a channel it does not", async () => {
-    const spec = specFor(IMAGE, { env: {} });
-    const withChannel = await podman({ env }).runArgv({ ...spec, channelFd: 3, command: [...spec.command, "3"] });
-    expect(withChannel.slice(withChannel.indexOf("--preserve-fds"), withChannel.indexOf("--preserve-fds") + 2)).toEqual(["--preserve-fds", "1"]);
-    expect(withChannel.at(-1)).toBe("3");
-    expect(await podman({ env }).runArgv(spec)).not.toContain("--preserve-fds");
-  });
+  test.skipIf(!ENGINES.includes("podman"))(
+    "podman's run line hands fd 3 over and tells the entrypoint; without a channel it does not",
+    async () => {
+      const spec = specFor(IMAGE, { env: {} });
+      const withChannel = await podman({ env }).runArgv({ ...spec, channelFd: 3, command: [...spec.command, "3"] });
+      expect(withChannel.slice(withChannel.indexOf("--preserve-fds"), withChannel.indexOf("--preserve-fds") + 2)).toEqual([
+        "--preserve-fds",
+        "1",
+      ]);
+      expect(withChannel.at(-1)).toBe("3");
+      expect(await podman({ env }).runArgv(spec)).not.toContain("--preserve-fds");
+    },
+  );
 });
 
 describe.skipIf(!ENGINES.includes("podman"))("a podman sandbox over the channel", () => {

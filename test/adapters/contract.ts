@@ -53,7 +53,10 @@ export function adapterContract(name: string, target: ContractTarget): void {
     });
 
     test("a missing binary is EngineUnavailableError with an install hint", async () => {
-      const err = await target.makeMissing().probe().catch((e: unknown) => e);
+      const err = await target
+        .makeMissing()
+        .probe()
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EngineUnavailableError);
       expect((err as EngineUnavailableError).render()).toContain("not found on PATH");
       expect((err as EngineUnavailableError).hint).toMatch(/install|set MCP_BRIDGE_RUNTIME/i);
@@ -72,16 +75,35 @@ export function adapterContract(name: string, target: ContractTarget): void {
       const argv = await adapter.runArgv(spec);
       const joined = argv.join(" ");
       for (const flag of [
-        "--rm", "-i", "--network none", "--read-only", "--cap-drop ALL", "--security-opt no-new-privileges",
-        "--user 65534:65534", "--memory 256m", "--memory-swap 256m", "--pids-limit 64", "--cpus 1",
-        "--tmpfs /tmp:rw,nosuid,nodev,size=16m,mode=1777", "--shm-size 8m", "--ulimit nofile=512:512",
-        "--ulimit nproc=512:512", `--name ${spec.name}`, "--label io.mcp-code-exec=1", "--runtime runc", "--pull never",
+        "--rm",
+        "-i",
+        "--network none",
+        "--read-only",
+        "--cap-drop ALL",
+        "--security-opt no-new-privileges",
+        "--user 65534:65534",
+        "--memory 256m",
+        "--memory-swap 256m",
+        "--pids-limit 64",
+        "--cpus 1",
+        "--tmpfs /tmp:rw,nosuid,nodev,size=16m,mode=1777",
+        "--shm-size 8m",
+        "--ulimit nofile=512:512",
+        "--ulimit nproc=512:512",
+        `--name ${spec.name}`,
+        "--label io.mcp-code-exec=1",
+        "--runtime runc",
+        "--pull never",
       ]) {
         expect(joined).toContain(flag);
       }
       expect(argv.filter((a) => a === "--volume" || a === "-v" || a === "--mount")).toEqual([]);
       const envFlags = argv.flatMap((a, i) => (a === "--env" ? [argv[i + 1]!] : []));
-      expect(envFlags.sort()).toEqual(Object.entries(SANDBOX_ENV).map(([k, v]) => `${k}=${v}`).sort());
+      expect(envFlags.sort()).toEqual(
+        Object.entries(SANDBOX_ENV)
+          .map(([k, v]) => `${k}=${v}`)
+          .sort(),
+      );
       const imageAt = argv.indexOf(target.image);
       expect(argv.slice(imageAt + 1)).toEqual(spec.command);
     });
@@ -90,7 +112,14 @@ export function adapterContract(name: string, target: ContractTarget): void {
       const adapter = target.make();
       const spec = specFor(target.image);
       await adapter.ensureRunning?.();
-      const box = await Sandbox.start({ adapter, spec, spawn: spawnChild, engineEnv: target.engineEnv, log: silentLogger, startTimeoutMs: 60_000 });
+      const box = await Sandbox.start({
+        adapter,
+        spec,
+        spawn: spawnChild,
+        engineEnv: target.engineEnv,
+        log: silentLogger,
+        startTimeoutMs: 60_000,
+      });
       try {
         const { result } = box.run("import os\nos.getuid()", 4096);
         expect((await result).value).toBe("65534");
@@ -105,17 +134,21 @@ export function adapterContract(name: string, target: ContractTarget): void {
       }
       await box.exited;
       expect(box.alive).toBe(false);
-      if (target.real) expect((await adapter.list(`io.mcp-code-exec.contract=${process.pid}`)).some((c) => c.name === spec.name)).toBe(false);
+      if (target.real)
+        expect((await adapter.list(`io.mcp-code-exec.contract=${process.pid}`)).some((c) => c.name === spec.name)).toBe(false);
     });
 
     // Only engines in a VM have ensureRunning: for the others the case is skipped, and says so.
     const hasEnsure = target.make().ensureRunning !== undefined;
-    test.skipIf(!hasEnsure)(`ensureRunning is safe to call at once and again${hasEnsure ? "" : " (skipped: this engine has no ensureRunning)"}`, async () => {
-      const adapter = target.make();
-      await Promise.all([adapter.ensureRunning!(), adapter.ensureRunning!()]);
-      await adapter.ensureRunning!();
-      expect(await adapter.imageExists(target.image)).toBe(true);
-    });
+    test.skipIf(!hasEnsure)(
+      `ensureRunning is safe to call at once and again${hasEnsure ? "" : " (skipped: this engine has no ensureRunning)"}`,
+      async () => {
+        const adapter = target.make();
+        await Promise.all([adapter.ensureRunning!(), adapter.ensureRunning!()]);
+        await adapter.ensureRunning!();
+        expect(await adapter.imageExists(target.image)).toBe(true);
+      },
+    );
 
     test("removing a container that does not exist is not an error", async () => {
       const adapter = target.make();

@@ -17,7 +17,11 @@ function onlyFakes(scripts: Record<string, string>): string {
 describe("doctor: engines", () => {
   test("on this machine: the auto order, the engine used, and a reason for each skipped one", async () => {
     const { checks, chosen } = await engineChecks({}, { env: engineEnv(process.env) });
-    expect(checks[0]).toEqual({ name: "selection order", ok: true, detail: "podman, docker, nerdctl, podman-machine (auto: the first that answers is used)" });
+    expect(checks[0]).toEqual({
+      name: "selection order",
+      ok: true,
+      detail: "podman, docker, nerdctl, podman-machine (auto: the first that answers is used)",
+    });
     expect(checks.every((c) => c.ok)).toBe(true);
     expect(chosen?.adapter.name).toBe(ENGINES.includes("podman") ? "podman" : "docker");
     expect(checks.find((c) => c.name === "engine nerdctl")).toMatchObject({ skipped: true });
@@ -28,10 +32,17 @@ describe("doctor: engines", () => {
   });
 
   test("nothing answering: every engine skipped with its reason, and selection fails", async () => {
-    const PATH = onlyFakes({ docker: "echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2; exit 1" });
+    const PATH = onlyFakes({
+      docker: "echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2; exit 1",
+    });
     const { checks, chosen } = await engineChecks({}, { env: { PATH } });
     expect(chosen).toBeUndefined();
-    expect(checks.filter((c) => c.skipped).map((c) => c.name)).toEqual(["engine podman", "engine docker", "engine nerdctl", "engine podman-machine"]);
+    expect(checks.filter((c) => c.skipped).map((c) => c.name)).toEqual([
+      "engine podman",
+      "engine docker",
+      "engine nerdctl",
+      "engine podman-machine",
+    ]);
     expect(checks.find((c) => c.name === "engine docker")?.detail).toContain("not answering");
     expect(checks.at(-1)).toMatchObject({ name: "selection", ok: false, detail: "no engine available" });
   });

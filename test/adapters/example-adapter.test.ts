@@ -46,7 +46,12 @@ describe.skipIf(!HAS_DOCKER)("example adapter docker-wrapper (real docker)", () 
   test.skipIf(!existsSync(BINARY))("the compiled binary imports the adapter file from disk at run time", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "adapter-binary-"));
     const run = async (args: string[]) => {
-      const proc = Bun.spawn([BINARY, ...args], { cwd, env: bridgeEnv({ MCP_BRIDGE_ADAPTER: EXAMPLE, MCP_BRIDGE_LOG_LEVEL: "INFO" }), stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn([BINARY, ...args], {
+        cwd,
+        env: bridgeEnv({ MCP_BRIDGE_ADAPTER: EXAMPLE, MCP_BRIDGE_LOG_LEVEL: "INFO" }),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       return { stdout, stderr, code };
     };

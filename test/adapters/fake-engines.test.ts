@@ -21,13 +21,50 @@ const envWith = (PATH: string) => ({ ...engineEnv(process.env), PATH });
 function expectedRun(spec: ReturnType<typeof specFor>, logDriver: boolean): string[] {
   return [
     // No --init: the entrypoint is its own PID 1 (entrypoint/init.py).
-    "--name", spec.name, "--rm", "-i", "--pull", "never", "--network", "none", "--read-only", "--cap-drop", "ALL",
-    "--security-opt", "no-new-privileges", "--user", "65534:65534", "--memory", "256m", "--memory-swap", "256m",
-    "--pids-limit", "64", "--cpus", "1", "--tmpfs", "/tmp:rw,nosuid,nodev,size=16m,mode=1777", "--shm-size", "8m",
-    "--ulimit", "nofile=512:512", "--ulimit", "nproc=512:512", "--ipc", "private", "--hostname", "sandbox",
-    "--workdir", "/tmp", ...(logDriver ? ["--log-driver", "none"] : []),
-    "--label", "io.mcp-code-exec=1", "--label", `io.mcp-code-exec.contract=${process.pid}`,
-    spec.image, ...spec.command,
+    "--name",
+    spec.name,
+    "--rm",
+    "-i",
+    "--pull",
+    "never",
+    "--network",
+    "none",
+    "--read-only",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--user",
+    "65534:65534",
+    "--memory",
+    "256m",
+    "--memory-swap",
+    "256m",
+    "--pids-limit",
+    "64",
+    "--cpus",
+    "1",
+    "--tmpfs",
+    "/tmp:rw,nosuid,nodev,size=16m,mode=1777",
+    "--shm-size",
+    "8m",
+    "--ulimit",
+    "nofile=512:512",
+    "--ulimit",
+    "nproc=512:512",
+    "--ipc",
+    "private",
+    "--hostname",
+    "sandbox",
+    "--workdir",
+    "/tmp",
+    ...(logDriver ? ["--log-driver", "none"] : []),
+    "--label",
+    "io.mcp-code-exec=1",
+    "--label",
+    `io.mcp-code-exec.contract=${process.pid}`,
+    spec.image,
+    ...spec.command,
   ];
 }
 
@@ -75,7 +112,8 @@ describe.skipIf(!HAS_PODMAN)("nerdctl (fake: records arguments, no real nerdctl 
   });
 
   test("gVisor is containerd's runsc shim; runc and explicit shim names pass through", () => {
-    const flags = (ociRuntime: string) => nerdctlRunFlags(hardeningFlags(specFor(IMAGE, { ociRuntime })), undefined, { details: { logDrivers: "none" } });
+    const flags = (ociRuntime: string) =>
+      nerdctlRunFlags(hardeningFlags(specFor(IMAGE, { ociRuntime })), undefined, { details: { logDrivers: "none" } });
     const runtimeOf = (f: string[]) => f[f.indexOf("--runtime") + 1];
     expect(runtimeOf(flags("runsc"))).toBe("io.containerd.runsc.v1");
     expect(runtimeOf(flags("runc"))).toBe("runc");
@@ -83,8 +121,13 @@ describe.skipIf(!HAS_PODMAN)("nerdctl (fake: records arguments, no real nerdctl 
   });
 
   test("containerd not running is 'not here', with what to do", async () => {
-    const down = fakeCli("nerdctl", `echo 'time="2025-01-01T00:00:00Z" level=fatal msg="cannot access containerd socket \\"/run/containerd/containerd.sock\\": no such file or directory"' >&2; exit 1`);
-    const err = await nerdctl({ env: envWith(down.PATH) }).probe().catch((e: unknown) => e);
+    const down = fakeCli(
+      "nerdctl",
+      `echo 'time="2025-01-01T00:00:00Z" level=fatal msg="cannot access containerd socket \\"/run/containerd/containerd.sock\\": no such file or directory"' >&2; exit 1`,
+    );
+    const err = await nerdctl({ env: envWith(down.PATH) })
+      .probe()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineUnavailableError);
     expect((err as EngineUnavailableError).render()).toContain("start containerd");
   });
@@ -129,11 +172,15 @@ describe.skipIf(!HAS_PODMAN)("podman-machine (fake: records arguments, no real p
 
   test("no machine, or podman refusing machines (root on Linux), is 'not here'", async () => {
     const none = fakePodmanMachine({ machines: "[]" });
-    const err = await podmanMachine({ env: envWith(none.PATH) }).probe().catch((e: unknown) => e);
+    const err = await podmanMachine({ env: envWith(none.PATH) })
+      .probe()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineUnavailableError);
     expect((err as EngineUnavailableError).message).toBe("no podman machine exists");
     const root = fakeCli("podman", `echo 'Error: cannot run command "podman machine list" as root' >&2; exit 125`);
-    const err2 = await podmanMachine({ env: envWith(root.PATH) }).probe().catch((e: unknown) => e);
+    const err2 = await podmanMachine({ env: envWith(root.PATH) })
+      .probe()
+      .catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(EngineUnavailableError);
   });
 

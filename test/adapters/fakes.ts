@@ -80,7 +80,8 @@ esac`,
  * shell builtins are used, so a PATH holding nothing but the fake works.
  */
 export function fakePodmanMachine(opts: { machines?: string } = {}): Fake {
-  const machines = opts.machines ?? `[{"Name":"podman-machine-default","Default":true,"Running":$running,"Starting":false,"VMType":"applehv","CPUs":4}]`;
+  const machines =
+    opts.machines ?? `[{"Name":"podman-machine-default","Default":true,"Running":$running,"Starting":false,"VMType":"applehv","CPUs":4}]`;
   return fakeCli(
     "podman",
     `running=false; [ -f "$DIR/running" ] && running=true

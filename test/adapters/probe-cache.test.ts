@@ -55,7 +55,14 @@ describe.skipIf(!ENGINES.includes("docker"))("docker: a cached endpoint that no 
   test("the start fails on it, the engine is probed again, and the call runs", async () => {
     const home = mkdtempSync(join(tmpdir(), "probe-home-"));
     const stateDir = join(home, "state");
-    const processEnv = { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: stateDir, MCP_BRIDGE_RUNTIME: "docker", MCP_BRIDGE_IMAGE: IMAGE, MCP_BRIDGE_LOG_LEVEL: "ERROR" };
+    const processEnv = {
+      PATH: process.env.PATH,
+      HOME: home,
+      MCP_BRIDGE_STATE_DIR: stateDir,
+      MCP_BRIDGE_RUNTIME: "docker",
+      MCP_BRIDGE_IMAGE: IMAGE,
+      MCP_BRIDGE_LOG_LEVEL: "ERROR",
+    };
     const env = engineEnv(processEnv);
     const docker = which("docker", env.PATH)!;
     const key = probeKey("docker", docker, env)!;

@@ -12,14 +12,48 @@ import { ROOT } from "../support/env.ts";
 
 /** Every host program called, and who calls it. The scan below fails when a new one is not listed. */
 const HOST_PROGRAMS: Record<string, string> = {
-  podman: "engine", docker: "engine CLI", dockerd: "scripts/start-dockerd.sh", runc: "podman/docker OCI runtime",
-  runsc: "gVisor runtime", conmon: "podman's container monitor", containerd: "dockerd", debootstrap: "image build",
-  chroot: "image build", tar: "image build", bash: "image build, scripts", sh: "tests, install.sh", setsid: "start-dockerd.sh",
-  pidof: "start-dockerd.sh", nohup: "start-dockerd.sh", pgrep: "security suite", pkill: "fault tests", kill: "tests", sleep: "watchdog tests",
-  unshare: "release and engine-discovery tests", mount: "engine-discovery test", sha256sum: "release test", python3: "signature tests",
-  node: "MCP Inspector CLI, npm-launched servers, the npm launcher", npm: "setup.sh installs bun; npm packages are published and installed", npx: "npx test and bench", bun: "everything", dpkg: "setup.sh",
-  "apt-get": "setup.sh", "apt-cache": "this test", wget: "install.sh test", curl: "install.sh", perl: "install.sh test (shasum)",
-  shasum: "install.sh test", chmod: "release test", mkdir: "client config tests", ruby: "Homebrew formula syntax check", ldd: "install.sh", awk: "install.sh", sed: "install.sh", uname: "install.sh", timeout: "Deno host process",
+  podman: "engine",
+  docker: "engine CLI",
+  dockerd: "scripts/start-dockerd.sh",
+  runc: "podman/docker OCI runtime",
+  runsc: "gVisor runtime",
+  conmon: "podman's container monitor",
+  containerd: "dockerd",
+  debootstrap: "image build",
+  chroot: "image build",
+  tar: "image build",
+  bash: "image build, scripts",
+  sh: "tests, install.sh",
+  setsid: "start-dockerd.sh",
+  pidof: "start-dockerd.sh",
+  nohup: "start-dockerd.sh",
+  pgrep: "security suite",
+  pkill: "fault tests",
+  kill: "tests",
+  sleep: "watchdog tests",
+  unshare: "release and engine-discovery tests",
+  mount: "engine-discovery test",
+  sha256sum: "release test",
+  python3: "signature tests",
+  node: "MCP Inspector CLI, npm-launched servers, the npm launcher",
+  npm: "setup.sh installs bun; npm packages are published and installed",
+  npx: "npx test and bench",
+  bun: "everything",
+  dpkg: "setup.sh",
+  "apt-get": "setup.sh",
+  "apt-cache": "this test",
+  wget: "install.sh test",
+  curl: "install.sh",
+  perl: "install.sh test (shasum)",
+  shasum: "install.sh test",
+  chmod: "release test",
+  mkdir: "client config tests",
+  ruby: "Homebrew formula syntax check",
+  ldd: "install.sh",
+  awk: "install.sh",
+  sed: "install.sh",
+  uname: "install.sh",
+  timeout: "Deno host process",
 };
 
 /** Not from a Debian package: who installs it. */
@@ -47,16 +81,25 @@ function namedPackages(): string[] {
  * Provides), and the Essential set every Debian machine has. Walked over the installed packages.
  */
 function providedPackages(named: string[]): Set<string> {
-  const rows = sh(["dpkg-query", "-W", "-f", "${Package}\\t${Essential}\\t${Provides}\\t${Pre-Depends}, ${Depends}\\n"]).split("\n").filter(Boolean);
+  const rows = sh(["dpkg-query", "-W", "-f", "${Package}\\t${Essential}\\t${Provides}\\t${Pre-Depends}, ${Depends}\\n"])
+    .split("\n")
+    .filter(Boolean);
   const deps = new Map<string, string[][]>();
   const providers = new Map<string, string[]>();
   const essential: string[] = [];
-  const names = (field: string) => field.split(",").map((d) => d.trim()).filter(Boolean);
+  const names = (field: string) =>
+    field
+      .split(",")
+      .map((d) => d.trim())
+      .filter(Boolean);
   for (const row of rows) {
     const [pkg, ess, provides, depends] = row.split("\t") as [string, string, string, string];
     if (ess === "yes") essential.push(pkg);
     for (const p of names(provides)) providers.set(p.replace(/\s*\(.*$/, ""), [...(providers.get(p.replace(/\s*\(.*$/, "")) ?? []), pkg]);
-    deps.set(pkg, names(depends).map((d) => d.split("|").map((alt) => alt.trim().replace(/[\s:].*$/, ""))));
+    deps.set(
+      pkg,
+      names(depends).map((d) => d.split("|").map((alt) => alt.trim().replace(/[\s:].*$/, ""))),
+    );
   }
   const out = new Set<string>();
   const queue = [...named, ...essential];
@@ -100,10 +143,15 @@ function owners(paths: string[]): Map<string, string> {
 function calledPrograms(): Set<string> {
   const found = new Set<string>();
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === "node_modules" ? [] : walk(join(dir, e.name))) : [join(dir, e.name)]));
-  const files = ["src", "adapters", "test", "bench", "scripts"].flatMap((d) => (existsSync(join(ROOT, d)) ? walk(join(ROOT, d)) : [])).filter((f) => /\.(ts|sh)$/.test(f));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? (e.name === "node_modules" ? [] : walk(join(dir, e.name))) : [join(dir, e.name)],
+    );
+  const files = ["src", "adapters", "test", "bench", "scripts"]
+    .flatMap((d) => (existsSync(join(ROOT, d)) ? walk(join(ROOT, d)) : []))
+    .filter((f) => /\.(ts|sh)$/.test(f));
   // `run([...])` is a process runner in tests and scripts; in adapters it runs an engine subcommand.
-  const argv = /(?:spawn|spawnSync|runCommand|spawnChild)\(\s*\[\s*"([a-z][\w.+-]*)"|(?:spawn|spawnSync)\(\s*"([a-z][\w.+-]*)"|\bwhich\(\s*"([a-z][\w.+-]*)"/g;
+  const argv =
+    /(?:spawn|spawnSync|runCommand|spawnChild)\(\s*\[\s*"([a-z][\w.+-]*)"|(?:spawn|spawnSync)\(\s*"([a-z][\w.+-]*)"|\bwhich\(\s*"([a-z][\w.+-]*)"/g;
   const runner = /\brun\(\s*\[\s*"([a-z][\w.+-]*)"/g;
   for (const f of files) {
     if (f.endsWith("host-packages.test.ts")) continue;
@@ -134,11 +182,17 @@ describe.skipIf(!hasDpkg)("host packages: what CI uses, a fresh machine gets fro
         continue;
       }
       // Some instance in the system folders must be a packaged file (PATH may put another first, e.g. pyenv).
-      const found = candidatesOf(program).flatMap((c) => variants(c).map((v) => known.get(v)).filter((o): o is string => o !== undefined));
+      const found = candidatesOf(program).flatMap((c) =>
+        variants(c)
+          .map((v) => known.get(v))
+          .filter((o): o is string => o !== undefined),
+      );
       if (found.length === 0) {
         problems.push(`${program} (${usedBy}): no Debian package provides it here; add its package to APT_PACKAGES in scripts/setup.sh`);
       } else if (!found.some((o) => provided.has(o))) {
-        problems.push(`${program} (${usedBy}): from ${[...new Set(found)].join(", ")}, which scripts/setup.sh does not install: add it to APT_PACKAGES`);
+        problems.push(
+          `${program} (${usedBy}): from ${[...new Set(found)].join(", ")}, which scripts/setup.sh does not install: add it to APT_PACKAGES`,
+        );
       }
     }
     expect(problems).toEqual([]);

@@ -9,11 +9,16 @@ import { run } from "../support/run.ts";
 
 const EMPTY = mkdtempSync(join(tmpdir(), "mcp-code-exec-snippet-"));
 const PATH = "/usr/local/bin:/usr/bin:/bin";
-const snippet = (args: string[], env: Record<string, string> = {}) => run([BINARY, "config", "snippet", ...args], { cwd: EMPTY, env: { PATH, HOME: EMPTY, ...env } });
+const snippet = (args: string[], env: Record<string, string> = {}) =>
+  run([BINARY, "config", "snippet", ...args], { cwd: EMPTY, env: { PATH, HOME: EMPTY, ...env } });
 
 describe("config snippet", () => {
   test("every JSON client gets valid JSON naming this binary; MCP_BRIDGE_IMAGE only when set", async () => {
-    for (const [client, key, type] of [["claude-desktop", "mcpServers", undefined], ["cursor", "mcpServers", undefined], ["vscode", "servers", "stdio"]] as const) {
+    for (const [client, key, type] of [
+      ["claude-desktop", "mcpServers", undefined],
+      ["cursor", "mcpServers", undefined],
+      ["vscode", "servers", "stdio"],
+    ] as const) {
       const plain = await snippet(["--client", client]);
       expect(plain.code).toBe(0);
       expect(JSON.parse(plain.stdout)).toEqual({ [key]: { "code-exec": { ...(type ? { type } : {}), command: BINARY } } });
@@ -33,7 +38,10 @@ describe("config snippet", () => {
   test("a name on PATH that points at this binary is preferred (it survives upgrades)", async () => {
     const bin = mkdtempSync(join(tmpdir(), "mcp-code-exec-path-"));
     symlinkSync(BINARY, join(bin, "mcp-code-exec"));
-    const r = await run([join(bin, "mcp-code-exec"), "config", "snippet", "--client", "cursor"], { cwd: EMPTY, env: { PATH: `${bin}:${PATH}`, HOME: EMPTY } });
+    const r = await run([join(bin, "mcp-code-exec"), "config", "snippet", "--client", "cursor"], {
+      cwd: EMPTY,
+      env: { PATH: `${bin}:${PATH}`, HOME: EMPTY },
+    });
     expect(JSON.parse(r.stdout).mcpServers["code-exec"].command).toBe(join(bin, "mcp-code-exec"));
   });
 
@@ -49,7 +57,9 @@ describe("config snippet", () => {
     for (const args of [[], ["--client", "emacs"]]) {
       const r = await snippet(args);
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain("pass --client claude-desktop|claude-code|cursor|vscode|windsurf|codex|gemini|zed|opencode|cline|continue|goose|copilot-cli");
+      expect(r.stderr).toContain(
+        "pass --client claude-desktop|claude-code|cursor|vscode|windsurf|codex|gemini|zed|opencode|cline|continue|goose|copilot-cli",
+      );
     }
   });
 });
@@ -77,6 +87,8 @@ describe("config add", () => {
     const home = mkdtempSync(join(tmpdir(), "mcp-code-exec-add-npx-"));
     const r = await run([BINARY, "config", "add", "--client", "cursor", "--npx"], { cwd: EMPTY, env: { PATH, HOME: home } });
     expect(r.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(home, ".cursor", "mcp.json"), "utf8"))).toEqual({ mcpServers: { "code-exec": { command: "npx", args: ["-y", `mcp-code-exec@${pkg.version}`] } } });
+    expect(JSON.parse(readFileSync(join(home, ".cursor", "mcp.json"), "utf8"))).toEqual({
+      mcpServers: { "code-exec": { command: "npx", args: ["-y", `mcp-code-exec@${pkg.version}`] } },
+    });
   });
 });

@@ -37,13 +37,21 @@ export interface ClientRun {
 
 export type ClientName = "claude" | "gemini" | "codex" | "mcporter";
 
-export const CLIENTS: Record<ClientName, (o: ClientOptions) => Promise<ClientRun>> = { claude: runClaude, gemini: runGemini, codex: runCodex, mcporter: runMcporter };
+export const CLIENTS: Record<ClientName, (o: ClientOptions) => Promise<ClientRun>> = {
+  claude: runClaude,
+  gemini: runGemini,
+  codex: runCodex,
+  mcporter: runMcporter,
+};
 
 /** A fresh HOME, and the bridge's environment: its own state dir and an upstream `memory` server. */
 export function world(prefix: string, o: ClientOptions): { home: string; env: Record<string, string> } {
   const home = mkdtempSync(join(tmpdir(), `mcx-${prefix}-`));
   const upstream = join(home, "upstream.json");
-  writeFileSync(upstream, JSON.stringify({ mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: join(home, "memory.jsonl") } } } }));
+  writeFileSync(
+    upstream,
+    JSON.stringify({ mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: join(home, "memory.jsonl") } } } }),
+  );
   const env: Record<string, string> = {
     MCP_BRIDGE_IMAGE: IMAGE,
     MCP_BRIDGE_RUNTIME: o.engine,
@@ -56,7 +64,13 @@ export function world(prefix: string, o: ClientOptions): { home: string; env: Re
   return { home, env };
 }
 
-async function spawnClient(argv: string[], env: Record<string, string>, cwd: string, stub: ModelStub, timeoutMs = 240_000): Promise<ClientRun> {
+async function spawnClient(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  stub: ModelStub,
+  timeoutMs = 240_000,
+): Promise<ClientRun> {
   const proc = Bun.spawn(argv, { env, cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
@@ -79,9 +93,27 @@ export async function runClaude(o: ClientOptions): Promise<ClientRun> {
     DISABLE_AUTOUPDATER: "1",
   };
   if (o.toolTimeoutMs) clientEnv.MCP_TOOL_TIMEOUT = String(o.toolTimeoutMs);
-  const add = Bun.spawnSync([join(BIN, "claude"), "mcp", "add", "--scope", "user", "code-exec", ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]), "--", o.binary], { env: clientEnv, cwd: home });
+  const add = Bun.spawnSync(
+    [
+      join(BIN, "claude"),
+      "mcp",
+      "add",
+      "--scope",
+      "user",
+      "code-exec",
+      ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+      "--",
+      o.binary,
+    ],
+    { env: clientEnv, cwd: home },
+  );
   if (add.exitCode !== 0) throw new Error(`claude mcp add failed: ${add.stderr.toString()}`);
-  return spawnClient([join(BIN, "claude"), "-p", "Use run_python.", "--allowedTools", "mcp__code-exec__run_python", "--output-format", "json"], clientEnv, home, stub);
+  return spawnClient(
+    [join(BIN, "claude"), "-p", "Use run_python.", "--allowedTools", "mcp__code-exec__run_python", "--output-format", "json"],
+    clientEnv,
+    home,
+    stub,
+  );
 }
 
 /** `gemini -p` with the server in ~/.gemini/settings.json. */
@@ -91,11 +123,19 @@ export async function runGemini(o: ClientOptions): Promise<ClientRun> {
   mkdirSync(join(home, ".gemini"));
   const server: Record<string, unknown> = { command: o.binary, env, trust: true };
   if (o.toolTimeoutMs) server.timeout = o.toolTimeoutMs;
-  const settings = { security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } }, mcpServers: { "code-exec": server } };
+  const settings = {
+    security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+    mcpServers: { "code-exec": server },
+  };
   writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings, null, 2));
   const clientEnv = { ...baseEnv(home), GOOGLE_GEMINI_BASE_URL: stub.url, GEMINI_API_KEY: "stub-key", GEMINI_CLI_NO_RELAUNCH: "1" };
   // An explicit model skips the router's classifier calls, which a scripted model cannot answer.
-  return spawnClient([join(BIN, "gemini"), "-p", "Use run_python.", "--output-format", "json", "--yolo", "-m", "gemini-2.5-flash"], clientEnv, home, stub);
+  return spawnClient(
+    [join(BIN, "gemini"), "-p", "Use run_python.", "--output-format", "json", "--yolo", "-m", "gemini-2.5-flash"],
+    clientEnv,
+    home,
+    stub,
+  );
 }
 
 /** `codex exec` with a Responses provider and the server in $CODEX_HOME/config.toml. */
@@ -106,7 +146,12 @@ export async function runCodex(o: ClientOptions): Promise<ClientRun> {
   mkdirSync(codexHome);
   writeFileSync(join(codexHome, "config.toml"), codexConfig(stub.url, o.binary, env, o.toolTimeoutMs));
   const clientEnv = { ...baseEnv(home), CODEX_HOME: codexHome, STUB_API_KEY: "stub" };
-  return spawnClient([join(BIN, "codex"), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "Use run_python."], clientEnv, home, stub);
+  return spawnClient(
+    [join(BIN, "codex"), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "Use run_python."],
+    clientEnv,
+    home,
+    stub,
+  );
 }
 
 /** Codex's config.toml: a Responses provider on loopback and our server. A known model name keeps image input on. */
@@ -122,7 +167,9 @@ export function codexConfig(providerUrl: string, binary: string, env: Record<str
     `wire_api = "responses"`,
     `[mcp_servers.code-exec]`,
     `command = ${toml(binary)}`,
-    `env = { ${Object.entries(env).map(([k, v]) => `${k} = ${toml(v)}`).join(", ")} }`,
+    `env = { ${Object.entries(env)
+      .map(([k, v]) => `${k} = ${toml(v)}`)
+      .join(", ")} }`,
   ];
   if (toolTimeoutMs) lines.push(`tool_timeout_sec = ${toolTimeoutMs / 1000}`);
   return `${lines.join("\n")}\n`;
@@ -135,13 +182,24 @@ export function codexConfig(providerUrl: string, binary: string, env: Record<str
 export async function runMcporter(o: ClientOptions): Promise<ClientRun> {
   const { home, env } = world("mcporter", o);
   mkdirSync(join(home, "config"));
-  writeFileSync(join(home, "config", "mcporter.json"), JSON.stringify({ mcpServers: { "code-exec": { command: o.binary, env, lifecycle: "keep-alive" } } }));
+  writeFileSync(
+    join(home, "config", "mcporter.json"),
+    JSON.stringify({ mcpServers: { "code-exec": { command: o.binary, env, lifecycle: "keep-alive" } } }),
+  );
   const clientEnv = baseEnv(home);
   const seen: Seen[] = [];
   let stderr = "";
   try {
     for (const step of o.steps) {
-      const argv = [join(BIN, "mcporter"), "call", "code-exec.run_python", "--args", JSON.stringify(step.args), "--save-images", join(home, "images")];
+      const argv = [
+        join(BIN, "mcporter"),
+        "call",
+        "code-exec.run_python",
+        "--args",
+        JSON.stringify(step.args),
+        "--save-images",
+        join(home, "images"),
+      ];
       if (o.toolTimeoutMs) argv.push("--timeout", String(o.toolTimeoutMs));
       const proc = Bun.spawn(argv, { env: clientEnv, cwd: home, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
       const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);

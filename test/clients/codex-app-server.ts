@@ -10,7 +10,13 @@ import { startResponsesStub } from "./responses-stub.ts";
 import type { ModelStub } from "./anthropic-stub.ts";
 import { writeFileSync } from "node:fs";
 
-type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
+type Message = {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+};
 
 export interface AppServer {
   stub: ModelStub;

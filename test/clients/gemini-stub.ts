@@ -7,7 +7,12 @@
 import type { ModelStub } from "./anthropic-stub.ts";
 import { isOurTool, type Seen, type Step } from "./scenario.ts";
 
-type Part = { text?: string; functionCall?: { name: string; args: unknown; id?: string }; functionResponse?: { name: string; id?: string; response: unknown; parts?: Part[] }; inlineData?: { mimeType: string; data: string } };
+type Part = {
+  text?: string;
+  functionCall?: { name: string; args: unknown; id?: string };
+  functionResponse?: { name: string; id?: string; response: unknown; parts?: Part[] };
+  inlineData?: { mimeType: string; data: string };
+};
 type Content = { role: string; parts: Part[] };
 
 export function startGeminiStub(steps: Step[]): ModelStub {
@@ -46,13 +51,27 @@ export function startGeminiStub(steps: Step[]): ModelStub {
 function toSeen(label: string, r: Part, siblings: Part[]): Seen {
   const fr = r.functionResponse!;
   const inline = [...(fr.parts ?? []), ...siblings.filter((p) => p.inlineData)].filter((p) => p.inlineData);
-  const texts = [JSON.stringify(fr.response), ...(fr.parts ?? []).filter((p) => p.text).map((p) => p.text!), ...siblings.filter((p) => p.text).map((p) => p.text!)];
+  const texts = [
+    JSON.stringify(fr.response),
+    ...(fr.parts ?? []).filter((p) => p.text).map((p) => p.text!),
+    ...siblings.filter((p) => p.text).map((p) => p.text!),
+  ];
   const response = fr.response as { error?: unknown } | undefined;
-  return { label, text: texts.join("\n"), images: inline.map((p) => p.inlineData!.mimeType), isError: response?.error !== undefined, raw: siblings };
+  return {
+    label,
+    text: texts.join("\n"),
+    images: inline.map((p) => p.inlineData!.mimeType),
+    isError: response?.error !== undefined,
+    raw: siblings,
+  };
 }
 
 function reply(stream: boolean, parts: Part[]): Response {
-  const chunk = { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 }, modelVersion: "gemini-stub" };
+  const chunk = {
+    candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+    modelVersion: "gemini-stub",
+  };
   if (!stream) return Response.json(chunk);
   return new Response(`data: ${JSON.stringify(chunk)}\r\n\r\n`, { headers: { "content-type": "text/event-stream" } });
 }

@@ -22,7 +22,10 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 function byLabel(run: ClientRun): (label: string) => Seen {
   return (label) => {
     const s = run.seen.find((x) => x.label === label);
-    if (!s) throw new Error(`the model never got the result of "${label}"; it got: ${run.seen.map((x) => x.label).join(", ")}\n${run.stderr.slice(-2000)}`);
+    if (!s)
+      throw new Error(
+        `the model never got the result of "${label}"; it got: ${run.seen.map((x) => x.label).join(", ")}\n${run.stderr.slice(-2000)}`,
+      );
     return s;
   };
 }
@@ -44,7 +47,7 @@ for (const name of ["claude", "gemini", "codex", "mcporter"] as ClientName[]) {
       const { text } = seen("error");
       expect(text).toContain("ZeroDivisionError: division by zero");
       expect(count(text, "ZeroDivisionError: division by zero")).toBe(1);
-      expect(text).toContain('line 2, in f');
+      expect(text).toContain("line 2, in f");
     });
 
     test("a plot arrives as a PNG image", () => {
@@ -86,15 +89,19 @@ const CANCEL: Step[] = [
 ];
 
 for (const name of ["claude", "gemini", "codex"] as ClientName[]) {
-  test(`${name}: its own tool timeout cancels the call, the code stops and the session survives`, async () => {
-    const t0 = performance.now();
-    const run = await CLIENTS[name]({ binary: BINARY, steps: CANCEL, engine, toolTimeoutMs: 4_000 });
-    const seen = byLabel(run);
-    expect(seen("cancel").text).not.toContain("wokeup");
-    expect(seen("after-cancel").text).toContain("41");
-    // Had the cancel not reached the sandbox, `x` would have queued behind the 30 s sleep.
-    expect(performance.now() - t0).toBeLessThan(28_000);
-  }, SLOW);
+  test(
+    `${name}: its own tool timeout cancels the call, the code stops and the session survives`,
+    async () => {
+      const t0 = performance.now();
+      const run = await CLIENTS[name]({ binary: BINARY, steps: CANCEL, engine, toolTimeoutMs: 4_000 });
+      const seen = byLabel(run);
+      expect(seen("cancel").text).not.toContain("wokeup");
+      expect(seen("after-cancel").text).toContain("41");
+      // Had the cancel not reached the sandbox, `x` would have queued behind the 30 s sleep.
+      expect(performance.now() - t0).toBeLessThan(28_000);
+    },
+    SLOW,
+  );
 }
 
 describe("codex app-server (how IDE extensions drive Codex)", () => {
@@ -106,29 +113,41 @@ describe("codex app-server (how IDE extensions drive Codex)", () => {
     await app?.close();
   });
 
-  test("a direct tool call returns our text and the PNG, without structuredContent", async () => {
-    const r = (await app.request("mcpServer/tool/call", {
-      threadId: app.threadId,
-      server: "code-exec",
-      tool: "run_python",
-      arguments: { code: "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\nNone" },
-    })) as { content: Array<{ type: string; text?: string; mimeType?: string }>; structuredContent?: unknown };
-    expect(r.content[0]).toEqual({ type: "text", text: "[1 image attached]" });
-    expect(r.content[1]).toMatchObject({ type: "image", mimeType: "image/png" });
-    expect(r.structuredContent ?? null).toBeNull();
-  }, SLOW);
+  test(
+    "a direct tool call returns our text and the PNG, without structuredContent",
+    async () => {
+      const r = (await app.request("mcpServer/tool/call", {
+        threadId: app.threadId,
+        server: "code-exec",
+        tool: "run_python",
+        arguments: { code: "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\nNone" },
+      })) as { content: Array<{ type: string; text?: string; mimeType?: string }>; structuredContent?: unknown };
+      expect(r.content[0]).toEqual({ type: "text", text: "[1 image attached]" });
+      expect(r.content[1]).toMatchObject({ type: "image", mimeType: "image/png" });
+      expect(r.structuredContent ?? null).toBeNull();
+    },
+    SLOW,
+  );
 
-  test("interrupting the turn cancels our call; the next turn finds the variables", async () => {
-    const turn = (await app.request("turn/start", { threadId: app.threadId, input: [{ type: "text", text: "go" }] })).turn as { id: string };
-    await app.notification((m) => m.method === "item/started" && JSON.stringify(m.params).includes("time.sleep(30)"));
-    await app.request("turn/interrupt", { threadId: app.threadId, turnId: turn.id });
-    await app.notification((m) => m.method === "turn/completed" && (m.params as { turn?: { id: string } }).turn?.id === turn.id);
-    const next = (await app.request("turn/start", { threadId: app.threadId, input: [{ type: "text", text: "again" }] })).turn as { id: string };
-    await app.notification((m) => m.method === "turn/completed" && (m.params as { turn?: { id: string } }).turn?.id === next.id);
-    const seen = (label: string) => app.stub.seen.find((s) => s.label === label)?.text ?? "";
-    expect(seen("cancel")).toContain("aborted");
-    expect(seen("after-cancel")).toContain("[value] 41");
-  }, SLOW);
+  test(
+    "interrupting the turn cancels our call; the next turn finds the variables",
+    async () => {
+      const turn = (await app.request("turn/start", { threadId: app.threadId, input: [{ type: "text", text: "go" }] })).turn as {
+        id: string;
+      };
+      await app.notification((m) => m.method === "item/started" && JSON.stringify(m.params).includes("time.sleep(30)"));
+      await app.request("turn/interrupt", { threadId: app.threadId, turnId: turn.id });
+      await app.notification((m) => m.method === "turn/completed" && (m.params as { turn?: { id: string } }).turn?.id === turn.id);
+      const next = (await app.request("turn/start", { threadId: app.threadId, input: [{ type: "text", text: "again" }] })).turn as {
+        id: string;
+      };
+      await app.notification((m) => m.method === "turn/completed" && (m.params as { turn?: { id: string } }).turn?.id === next.id);
+      const seen = (label: string) => app.stub.seen.find((s) => s.label === label)?.text ?? "";
+      expect(seen("cancel")).toContain("aborted");
+      expect(seen("after-cancel")).toContain("[value] 41");
+    },
+    SLOW,
+  );
 });
 
 describe("a missing image is visible before the first call", () => {
@@ -144,31 +163,47 @@ describe("a missing image is visible before the first call", () => {
     await bridge.close();
   }, SLOW);
 
-  test("codex: the instructions describe our tool namespace to the model", async () => {
-    const run = await runCodex({ binary: BINARY, steps: [], engine, bridgeEnv: missing() });
-    const tools = JSON.stringify((run.requests[0] as { body: { tools: unknown } }).body.tools);
-    expect(tools).toContain("mcp-code-exec runs Python");
-    expect(tools).toContain("mcp-code-exec image build --offline");
-  }, SLOW);
+  test(
+    "codex: the instructions describe our tool namespace to the model",
+    async () => {
+      const run = await runCodex({ binary: BINARY, steps: [], engine, bridgeEnv: missing() });
+      const tools = JSON.stringify((run.requests[0] as { body: { tools: unknown } }).body.tools);
+      expect(tools).toContain("mcp-code-exec runs Python");
+      expect(tools).toContain("mcp-code-exec image build --offline");
+    },
+    SLOW,
+  );
 
-  test("claude: the model's prompt carries our instructions with the fix, and the call names binary commands", async () => {
-    const run = await runClaude({ binary: BINARY, steps: [{ label: "first", args: { code: "1" } }], engine, bridgeEnv: missing() });
-    const prompt = JSON.stringify(run.requests);
-    expect(prompt).toContain("MCP Server Instructions");
-    expect(prompt).toContain("Not ready: the sandbox image mcp-code-exec-sandbox:missing is not in");
-    expect(prompt).toContain("mcp-code-exec image build --offline");
-    const first = byLabel(run)("first");
-    expect(first.isError).toBe(true);
-    expect(first.text).toContain("`mcp-code-exec image build --offline`");
-    expect(first.text).toContain("`mcp-code-exec image load FILE`");
-    expect(first.text).not.toContain("scripts/");
-  }, SLOW);
-
+  test(
+    "claude: the model's prompt carries our instructions with the fix, and the call names binary commands",
+    async () => {
+      const run = await runClaude({ binary: BINARY, steps: [{ label: "first", args: { code: "1" } }], engine, bridgeEnv: missing() });
+      const prompt = JSON.stringify(run.requests);
+      expect(prompt).toContain("MCP Server Instructions");
+      expect(prompt).toContain("Not ready: the sandbox image mcp-code-exec-sandbox:missing is not in");
+      expect(prompt).toContain("mcp-code-exec image build --offline");
+      const first = byLabel(run)("first");
+      expect(first.isError).toBe(true);
+      expect(first.text).toContain("`mcp-code-exec image build --offline`");
+      expect(first.text).toContain("`mcp-code-exec image load FILE`");
+      expect(first.text).not.toContain("scripts/");
+    },
+    SLOW,
+  );
 });
 
-test("codex with MCP_BRIDGE_STRUCTURED_CONTENT=1: the model gets the structured JSON, as documented", async () => {
-  const run = await runCodex({ binary: BINARY, steps: [{ label: "text", args: { code: "x = 1\n41 + x" } }], engine, bridgeEnv: { MCP_BRIDGE_STRUCTURED_CONTENT: "1" } });
-  const text = byLabel(run)("text").text;
-  expect(text).toContain('"value":"42"');
-  expect(text).not.toContain("[value] 42");
-}, SLOW);
+test(
+  "codex with MCP_BRIDGE_STRUCTURED_CONTENT=1: the model gets the structured JSON, as documented",
+  async () => {
+    const run = await runCodex({
+      binary: BINARY,
+      steps: [{ label: "text", args: { code: "x = 1\n41 + x" } }],
+      engine,
+      bridgeEnv: { MCP_BRIDGE_STRUCTURED_CONTENT: "1" },
+    });
+    const text = byLabel(run)("text").text;
+    expect(text).toContain('"value":"42"');
+    expect(text).not.toContain("[value] 42");
+  },
+  SLOW,
+);

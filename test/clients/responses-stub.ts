@@ -52,8 +52,12 @@ function findTool(tools: Tool[]): { name: string; namespace?: string } | undefin
 
 function toSeen(label: string, item: Item): Seen {
   const out = item.output;
-  const parts: Array<{ type: string; text?: string; image_url?: string }> = typeof out === "string" ? [{ type: "input_text", text: out }] : ((out as never[]) ?? []);
-  const text = parts.filter((p) => p.type === "input_text" || p.type === "output_text").map((p) => p.text ?? "").join("\n");
+  const parts: Array<{ type: string; text?: string; image_url?: string }> =
+    typeof out === "string" ? [{ type: "input_text", text: out }] : ((out as never[]) ?? []);
+  const text = parts
+    .filter((p) => p.type === "input_text" || p.type === "output_text")
+    .map((p) => p.text ?? "")
+    .join("\n");
   const images = parts.filter((p) => p.type === "input_image").map((p) => /^data:([^;]+);/.exec(p.image_url ?? "")?.[1] ?? "image");
   return { label, text, images, isError: false, raw: item };
 }
@@ -62,7 +66,20 @@ function reply(output: Item[]): Response {
   const id = `resp_${crypto.randomUUID()}`;
   const events: unknown[] = [{ type: "response.created", response: { id } }];
   output.forEach((item, output_index) => events.push({ type: "response.output_item.done", output_index, item }));
-  events.push({ type: "response.completed", response: { id, output, usage: { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2 } } });
+  events.push({
+    type: "response.completed",
+    response: {
+      id,
+      output,
+      usage: {
+        input_tokens: 1,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 1,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 2,
+      },
+    },
+  });
   const text = events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
   return new Response(text, { headers: { "content-type": "text/event-stream" } });
 }

@@ -31,9 +31,19 @@ export const STEPS: Step[] = [
   { label: "state-set", args: { code: "x = 41\nprint('x is set')" } },
   { label: "text", args: { code: "x + 1" } },
   { label: "error", args: { code: "def f():\n    return 1 / 0\nf()" } },
-  { label: "image", args: { code: "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [2, 1, 3])\nplt.title('scripted plot')\nNone" } },
+  {
+    label: "image",
+    args: {
+      code: "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [2, 1, 3])\nplt.title('scripted plot')\nNone",
+    },
+  },
   { label: "table", args: { code: `${TABLE_SETUP}\ndf` } },
-  { label: "file", args: { code: "import os\nos.makedirs('/tmp/outputs', exist_ok=True)\nopen('/tmp/outputs/report.csv', 'w').write('city,temp\\nOslo,4.5\\nLima,19.0\\n')\nprint('written')" } },
+  {
+    label: "file",
+    args: {
+      code: "import os\nos.makedirs('/tmp/outputs', exist_ok=True)\nopen('/tmp/outputs/report.csv', 'w').write('city,temp\\nOslo,4.5\\nLima,19.0\\n')\nprint('written')",
+    },
+  },
   {
     label: "proxied",
     args: {
@@ -43,7 +53,10 @@ export const STEPS: Step[] = [
   },
   { label: "timeout", args: { code: "import time\ntime.sleep(30)", timeout: 1 } },
   { label: "after-timeout", args: { code: "x" } },
-  { label: "kill", args: { code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.05)", timeout: 1 } },
+  {
+    label: "kill",
+    args: { code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.05)", timeout: 1 },
+  },
   { label: "lost-state", args: { code: "x" } },
 ];
 

@@ -16,14 +16,24 @@ const SUITE = ["bun", join(ROOT, "node_modules", "@modelcontextprotocol", "confo
 const BASELINE = join(import.meta.dir, "not-applicable.yaml");
 const engine = ENGINES[0]!;
 
-async function suite(args: string[]): Promise<{ code: number; out: string; checks: Array<{ scenario: string; id: string; status: string; description: string; errorMessage?: string }> }> {
+async function suite(args: string[]): Promise<{
+  code: number;
+  out: string;
+  checks: Array<{ scenario: string; id: string; status: string; description: string; errorMessage?: string }>;
+}> {
   const dir = mkdtempSync(join(tmpdir(), "mcx-conformance-out-"));
-  const proc = Bun.spawn([...SUITE, ...args, "-o", dir], { env: { ...process.env, MCP_TEST_ENGINES: engine }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...SUITE, ...args, "-o", dir], {
+    env: { ...process.env, MCP_TEST_ENGINES: engine },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const checks = readdirSync(dir).flatMap((d) => {
     const scenario = d.replace(/^(server|client)-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
     try {
-      return (JSON.parse(readFileSync(join(dir, d, "checks.json"), "utf8")) as Array<{ id: string; status: string; description: string }>).map((c) => ({ ...c, scenario }));
+      return (
+        JSON.parse(readFileSync(join(dir, d, "checks.json"), "utf8")) as Array<{ id: string; status: string; description: string }>
+      ).map((c) => ({ ...c, scenario }));
     } catch {
       return [];
     }

@@ -22,7 +22,10 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ga
 
   async function openSession(): Promise<StreamableHTTPServerTransport> {
     const stdio = new StdioClientTransport({ command: BINARY, args: [], env: bridgeEnv(env), stderr: "ignore" });
-    const http = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, { http, stdio }) });
+    const http = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { http, stdio }),
+    });
     // Notifications tied to a request (progress) must go out on that request's stream.
     const byProgressToken = new Map<string | number, string | number>();
     http.onmessage = (message: JSONRPCMessage) => {
@@ -33,7 +36,10 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ga
       void stdio.send(message);
     };
     stdio.onmessage = (message: JSONRPCMessage) => {
-      const token = "method" in message && message.method === "notifications/progress" ? (message.params as { progressToken: string | number }).progressToken : undefined;
+      const token =
+        "method" in message && message.method === "notifications/progress"
+          ? (message.params as { progressToken: string | number }).progressToken
+          : undefined;
       void http.send(message, token === undefined ? undefined : { relatedRequestId: byProgressToken.get(token) });
     };
     stdio.onclose = () => void http.close();
@@ -52,7 +58,9 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ga
       const known = typeof id === "string" ? sessions.get(id) : undefined;
       if (known) return await known.http.handleRequest(req, res);
       if (req.method === "POST" && !id) return await (await openSession()).handleRequest(req, res);
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "session not found" } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "session not found" } }));
     } catch (err) {
       if (!res.headersSent) res.writeHead(500).end(String(err));
     }

@@ -15,7 +15,13 @@ const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize";
 const dir = mkdtempSync(join(tmpdir(), "mcx-conformance-"));
 writeFileSync(join(dir, "servers.json"), JSON.stringify({ mcpServers: { conformance: { type: "http", url } } }));
-const env = bridgeEnv({ HOME: dir, MCP_BRIDGE_CONFIG: join(dir, "servers.json"), MCP_BRIDGE_STATE_DIR: join(dir, "state"), MCP_BRIDGE_RUNTIME: ENGINES[0]!, MCP_BRIDGE_LOG_LEVEL: "WARNING" });
+const env = bridgeEnv({
+  HOME: dir,
+  MCP_BRIDGE_CONFIG: join(dir, "servers.json"),
+  MCP_BRIDGE_STATE_DIR: join(dir, "state"),
+  MCP_BRIDGE_RUNTIME: ENGINES[0]!,
+  MCP_BRIDGE_LOG_LEVEL: "WARNING",
+});
 
 /** What a user's code would do against each scenario's server. */
 const CODE: Record<string, string> = {

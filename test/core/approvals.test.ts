@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  CreateMessageRequestSchema,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { localBridge, type LocalBridge } from "../support/local-bridge.ts";
 import { ROOT } from "../support/env.ts";
 
@@ -24,13 +30,19 @@ function world(): World {
   const home = mkdtempSync(join(tmpdir(), "mcx-approvals-"));
   const events = join(home, "events.jsonl");
   mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
-  writeFileSync(join(home, ".config", "mcp", "servers", "interactive.json"), JSON.stringify({ mcpServers: { interactive: { command: process.execPath, args: [FIXTURE], env: { FIXTURE_EVENTS: events } } } }));
+  writeFileSync(
+    join(home, ".config", "mcp", "servers", "interactive.json"),
+    JSON.stringify({ mcpServers: { interactive: { command: process.execPath, args: [FIXTURE], env: { FIXTURE_EVENTS: events } } } }),
+  );
   return { home, events };
 }
 
 function events(w: World): Array<Record<string, unknown>> {
   if (!existsSync(w.events)) return [];
-  return readFileSync(w.events, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(w.events, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> {
@@ -46,7 +58,10 @@ async function until<T>(what: string, probe: () => T | undefined, ms = 20_000): 
 function audit(w: World): Array<Record<string, unknown>> {
   const file = join(w.home, "state", "audit.jsonl");
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** Run one proxied call in Python; the value, or the McpError raised as {error, decided_by, kind, message}. */
@@ -99,7 +114,10 @@ describe("a client that can answer questions (form and URL elicitation, sampling
   }, 60_000);
   afterAll(async () => {
     await b?.close();
-    if (askWaits.length) console.log(`[approvals] ask -> answer (bridge waiting on the client's immediate answer), ms: ${askWaits.map((x) => x.toFixed(1)).join(", ")}`);
+    if (askWaits.length)
+      console.log(
+        `[approvals] ask -> answer (bridge waiting on the client's immediate answer), ms: ${askWaits.map((x) => x.toFixed(1)).join(", ")}`,
+      );
   });
 
   const lastAsk = () => asked[asked.length - 1]!;
@@ -109,13 +127,20 @@ describe("a client that can answer questions (form and URL elicitation, sampling
     expect(await attempt(b, "mcp_interactive.read_notes()")).toEqual({ ok: { notes: ["buy milk"] } });
     expect(asked.length).toBe(before);
     await until("audit line", () => audit(w).find((r) => r.tool === "read_notes"));
-    expect(audit(w).find((r) => r.tool === "read_notes")).toMatchObject({ server: "interactive", decision: "allow", by: "annotation", outcome: "ok" });
+    expect(audit(w).find((r) => r.tool === "read_notes")).toMatchObject({
+      server: "interactive",
+      decision: "allow",
+      by: "annotation",
+      outcome: "ok",
+    });
   });
 
   test("a destructive tool asks: server, tool, title and the arguments with secrets masked; once lets this call through", async () => {
     answer = () => ({ action: "accept", content: { decision: "once" } });
     const before = asked.length;
-    expect(await attempt(b, 'mcp_interactive.delete_note(id="n1", api_key="sk-live-abcdefghijklmnop123456")')).toEqual({ ok: { deleted: "n1" } });
+    expect(await attempt(b, 'mcp_interactive.delete_note(id="n1", api_key="sk-live-abcdefghijklmnop123456")')).toEqual({
+      ok: { deleted: "n1" },
+    });
     expect(asked.length).toBe(before + 1);
     const q = lastAsk();
     expect(q.mode ?? "form").toBe("form");
@@ -125,7 +150,9 @@ describe("a client that can answer questions (form and URL elicitation, sampling
     expect(q.message).toContain('id: "n1"');
     expect(q.message).toContain("api_key: ***");
     expect(q.message).not.toContain("sk-live");
-    expect((q as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum).toEqual(["once", "session", "deny"]);
+    expect(
+      (q as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum,
+    ).toEqual(["once", "session", "deny"]);
     // once is once: the next call asks again
     expect(await attempt(b, 'mcp_interactive.delete_note(id="n2")')).toEqual({ ok: { deleted: "n2" } });
     expect(asked.length).toBe(before + 2);
@@ -155,7 +182,10 @@ print(json.dumps(out))
     const r = await b.run(code, { servers: ["interactive"] });
     const out = JSON.parse(String(r.structured.stdout)) as Array<[string, string]>;
     expect(out[0]).toEqual(["user", "refused by policy: interactive/delete_note was denied by the user"]);
-    expect(out[1]).toEqual(["user", "refused by policy: interactive/delete_note was denied by the user earlier in this run; not asking again until the next run"]);
+    expect(out[1]).toEqual([
+      "user",
+      "refused by policy: interactive/delete_note was denied by the user earlier in this run; not asking again until the next run",
+    ]);
     expect(asked.length).toBe(before + 1);
     expect(events(w).filter((e) => e.tool === "delete_note" && String(e.id).startsWith("keep-"))).toEqual([]);
   });
@@ -187,7 +217,9 @@ print(json.dumps(out))
     const before = asked.length;
     expect(await attempt(b, 'mcp_interactive.write_note(text="hi")')).toEqual({ ok: { written: "hi" } });
     expect(asked.length).toBe(before + 1);
-    expect(lastAsk().message).toContain('Why you are asked: interactive/write_note matches "interactive/write_note" in askTools (MCP_BRIDGE_ASK_TOOLS)');
+    expect(lastAsk().message).toContain(
+      'Why you are asked: interactive/write_note matches "interactive/write_note" in askTools (MCP_BRIDGE_ASK_TOOLS)',
+    );
   });
 
   test("a deny-listed tool never asks", async () => {
@@ -224,14 +256,19 @@ print(json.dumps(out))
 `;
     const r = await b.run(code, { servers: ["interactive"], timeout: 1 });
     const out = JSON.parse(String(r.structured.stdout)) as Array<[string, string]>;
-    expect(out[0]![1]).toBe("refused by policy: interactive/delete_note got no answer within 3s (MCP_BRIDGE_ASK_TIMEOUT), so it was refused; further questions in this run are refused without asking");
+    expect(out[0]![1]).toBe(
+      "refused by policy: interactive/delete_note got no answer within 3s (MCP_BRIDGE_ASK_TIMEOUT), so it was refused; further questions in this run are refused without asking",
+    );
     expect(out[1]![1]).toContain("was not asked: an earlier question in this run got no answer within 3s");
     expect(asked.length).toBe(before + 1);
   });
 
   test("an upstream's form question reaches the client, named, and the answer goes back to the upstream", async () => {
-    answer = (p): ElicitResult => (p.message.includes("Order") ? { action: "accept", content: { confirm: true } } : { action: "accept", content: { decision: "deny" } });
-    expect(await attempt(b, 'mcp_interactive.confirm_order(item="pizza")')).toEqual({ ok: { action: "accept", content: { confirm: true } } });
+    answer = (p): ElicitResult =>
+      p.message.includes("Order") ? { action: "accept", content: { confirm: true } } : { action: "accept", content: { decision: "deny" } };
+    expect(await attempt(b, 'mcp_interactive.confirm_order(item="pizza")')).toEqual({
+      ok: { action: "accept", content: { confirm: true } },
+    });
     expect(lastAsk().message).toBe("interactive asks: Order pizza?");
   });
 
@@ -243,40 +280,72 @@ print(json.dumps(out))
   });
 
   test("sampling is forwarded to a client that supports it", async () => {
-    expect(await attempt(b, 'mcp_interactive.summarize(topic="notes")')).toEqual({ ok: { model: "test-model", text: "summary of: Summarize notes" } });
+    expect(await attempt(b, 'mcp_interactive.summarize(topic="notes")')).toEqual({
+      ok: { model: "test-model", text: "summary of: Summarize notes" },
+    });
   });
 
   test("upstream progress joins the run's progress stream", async () => {
     const messages: string[] = [];
-    const r = await b.run("await mcp_interactive.long_task(steps=3, seconds=0)", { servers: ["interactive"], onprogress: (p) => messages.push(String(p.message)) });
+    const r = await b.run("await mcp_interactive.long_task(steps=3, seconds=0)", {
+      servers: ["interactive"],
+      onprogress: (p) => messages.push(String(p.message)),
+    });
     expect(r.isError).toBe(false);
     const all = messages.join("\n");
     expect(all).toContain("interactive.long_task: step 3 of 3 (3/3)");
-    const call = events(w).filter((e) => e.tool === "long_task").pop()!;
+    const call = events(w)
+      .filter((e) => e.tool === "long_task")
+      .pop()!;
     expect(call.progressToken).not.toBeNull();
   });
 
   test("cancelling the run sends notifications/cancelled with the upstream's own request id, only for the call in flight", async () => {
     const abort = new AbortController();
     const seen = events(w).length;
-    const pending = b.run("for _ in range(3):\n    await mcp_interactive.read_notes()\nawait mcp_interactive.long_task(steps=1, seconds=60)", { servers: ["interactive"], signal: abort.signal });
-    const call = await until("the long call", () => events(w).slice(seen).find((e) => e.tool === "long_task" && e.event === "call"));
+    const pending = b.run(
+      "for _ in range(3):\n    await mcp_interactive.read_notes()\nawait mcp_interactive.long_task(steps=1, seconds=60)",
+      { servers: ["interactive"], signal: abort.signal },
+    );
+    const call = await until("the long call", () =>
+      events(w)
+        .slice(seen)
+        .find((e) => e.tool === "long_task" && e.event === "call"),
+    );
     abort.abort();
     await expect(pending).rejects.toThrow();
-    const cancel = await until("the upstream's cancellation", () => events(w).slice(seen).find((e) => e.event === "cancelled"));
+    const cancel = await until("the upstream's cancellation", () =>
+      events(w)
+        .slice(seen)
+        .find((e) => e.event === "cancelled"),
+    );
     expect(cancel.requestId).toBe(call.requestId as number);
-    await until("the handler noticing it", () => events(w).slice(seen).find((e) => e.event === "aborted" && e.requestId === call.requestId));
+    await until("the handler noticing it", () =>
+      events(w)
+        .slice(seen)
+        .find((e) => e.event === "aborted" && e.requestId === call.requestId),
+    );
     // The three finished calls were not cancelled after the fact.
     await Bun.sleep(200);
-    expect(events(w).slice(seen).filter((e) => e.event === "cancelled")).toHaveLength(1);
+    expect(
+      events(w)
+        .slice(seen)
+        .filter((e) => e.event === "cancelled"),
+    ).toHaveLength(1);
   });
 
   test("a run that times out cancels its upstream call the same way", async () => {
     const seen = events(w).length;
     const r = await b.run("await mcp_interactive.long_task(steps=0, seconds=60)", { servers: ["interactive"], timeout: 1 });
     expect(String(r.text)).toContain("timed out");
-    const call = events(w).slice(seen).find((e) => e.tool === "long_task" && e.event === "call")!;
-    const cancel = await until("the upstream's cancellation", () => events(w).slice(seen).find((e) => e.event === "cancelled"));
+    const call = events(w)
+      .slice(seen)
+      .find((e) => e.tool === "long_task" && e.event === "call")!;
+    const cancel = await until("the upstream's cancellation", () =>
+      events(w)
+        .slice(seen)
+        .find((e) => e.event === "cancelled"),
+    );
     expect(cancel.requestId).toBe(call.requestId as number);
   });
 });
@@ -304,8 +373,12 @@ describe("a client without the elicitation or sampling capability", () => {
   test("an upstream's question and sampling request are refused with the reason, which the tool passes on", async () => {
     const q = await attempt(b, 'mcp_interactive.confirm_order(item="pizza")');
     expect(q).toMatchObject({ error: "McpToolError" });
-    expect(String(q.message)).toContain("interactive's question for the user cannot be relayed: approvals-test-client, the MCP client running mcp-code-exec, does not support form-mode elicitation");
+    expect(String(q.message)).toContain(
+      "interactive's question for the user cannot be relayed: approvals-test-client, the MCP client running mcp-code-exec, does not support form-mode elicitation",
+    );
     const s = await attempt(b, 'mcp_interactive.summarize(topic="x")');
-    expect(String(s.message)).toContain("interactive's sampling request cannot be relayed: approvals-test-client, the MCP client running mcp-code-exec, does not support sampling");
+    expect(String(s.message)).toContain(
+      "interactive's sampling request cannot be relayed: approvals-test-client, the MCP client running mcp-code-exec, does not support sampling",
+    );
   });
 });

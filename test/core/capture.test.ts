@@ -21,7 +21,9 @@ describe("output capture (local python: no engine, no isolation)", () => {
   test("writes from Python, os.write and a subprocess all land in the run that made them, in order", async () => {
     const { session } = start();
     for (let i = 0; i < 20; i++) {
-      const r = await session.run({ code: `import os, subprocess, sys\nprint('a${i}')\nos.write(1, b'b${i}\\n')\nsubprocess.run(['echo', 'c${i}'])\nprint('e${i}', file=sys.stderr)` });
+      const r = await session.run({
+        code: `import os, subprocess, sys\nprint('a${i}')\nos.write(1, b'b${i}\\n')\nsubprocess.run(['echo', 'c${i}'])\nprint('e${i}', file=sys.stderr)`,
+      });
       expect(r.stdout).toBe(`a${i}\nb${i}\nc${i}\n`);
       expect(r.stderr).toBe(`e${i}\n`);
     }

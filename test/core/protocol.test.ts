@@ -20,7 +20,9 @@ async function py(expr: string): Promise<unknown> {
   return JSON.parse(r.stdout!);
 }
 
-const PY_SOURCES = ["interpreter.py", "mcp_package.py", "display.py", "init.py"].map((f) => readFileSync(join(ROOT, "entrypoint", f), "utf8")).join("\n");
+const PY_SOURCES = ["interpreter.py", "mcp_package.py", "display.py", "init.py"]
+  .map((f) => readFileSync(join(ROOT, "entrypoint", f), "utf8"))
+  .join("\n");
 
 describe("host ↔ sandbox contract", () => {
   test("the Python side handles exactly the host frame kinds", async () => {
@@ -33,7 +35,9 @@ describe("host ↔ sandbox contract", () => {
   });
 
   test("every error kind becomes the exception class the contract names", async () => {
-    const classes = (await py("{k: type(h.ERROR_FACTORIES[k]({'kind': k, 'message': 'm'})).__name__ for k in h.PROTOCOL['error_kinds']}")) as Record<string, string>;
+    const classes = (await py(
+      "{k: type(h.ERROR_FACTORIES[k]({'kind': k, 'message': 'm'})).__name__ for k in h.PROTOCOL['error_kinds']}",
+    )) as Record<string, string>;
     expect(classes).toEqual({ ...ERROR_KINDS });
   });
 
@@ -43,7 +47,9 @@ describe("host ↔ sandbox contract", () => {
   });
 
   test("`from mcp import runtime` offers exactly the helpers the model is told about", async () => {
-    const names = (await py("sorted(n for n in dir(__import__('mcp').runtime) if not n.startswith('_') and callable(getattr(__import__('mcp').runtime, n)) and not isinstance(getattr(__import__('mcp').runtime, n), type))")) as string[];
+    const names = (await py(
+      "sorted(n for n in dir(__import__('mcp').runtime) if not n.startswith('_') and callable(getattr(__import__('mcp').runtime, n)) and not isinstance(getattr(__import__('mcp').runtime, n), type))",
+    )) as string[];
     expect(names).toEqual(RUNTIME_HELPERS.map((h) => h.name).sort());
   });
 });

@@ -37,7 +37,10 @@ describe("session (local python: no engine, no isolation)", () => {
   test("code that ignores the interrupt is killed; the result and only that result says the state is gone", async () => {
     const { session } = start();
     await session.run({ code: "doomed = 1" });
-    const r = await session.run({ code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)", timeoutSec: 0.3 });
+    const r = await session.run({
+      code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)",
+      timeoutSec: 0.3,
+    });
     expect(r.timedOut).toBe(true);
     expect(r.sessionReset).toContain("the sandbox was killed");
     const next = await session.run({ code: "'doomed' in globals()" });
@@ -49,7 +52,10 @@ describe("session (local python: no engine, no isolation)", () => {
     const { session } = start();
     await session.run({ code: "doomed = 1" });
     const abort = new AbortController();
-    const pending = session.run({ code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)", signal: abort.signal });
+    const pending = session.run({
+      code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)",
+      signal: abort.signal,
+    });
     await Bun.sleep(300);
     abort.abort();
     expect((await pending).cancelled).toBe(true);

@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { startOAuthWorld, type OAuthWorld } from "../fixtures/oauth-world.ts";
 import { localBridge, type LocalBridge } from "../support/local-bridge.ts";
 import { ROOT } from "../support/env.ts";
@@ -36,7 +41,8 @@ async function bridgeFor(answer: (p: ElicitRequest["params"]) => ElicitResult) {
       asked.push(req.params);
       const a = answer(req.params);
       // The user follows the link the client shows.
-      if (a.action === "accept" && req.params.mode === "url") browsers.push(Bun.spawn([process.execPath, FAKE_BROWSER, req.params.url], { stdout: "ignore", stderr: "ignore" }));
+      if (a.action === "accept" && req.params.mode === "url")
+        browsers.push(Bun.spawn([process.execPath, FAKE_BROWSER, req.params.url], { stdout: "ignore", stderr: "ignore" }));
       return a;
     });
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => {

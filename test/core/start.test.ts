@@ -20,7 +20,10 @@ afterEach(async () => {
 
 function start() {
   const home = mkdtempSync(join(tmpdir(), "mcx-start-"));
-  const app = createApp({ PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "DEBUG" }, home);
+  const app = createApp(
+    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "DEBUG" },
+    home,
+  );
   const lines: Array<Record<string, unknown>> = [];
   const log = createLogger("DEBUG", "json", (l) => lines.push(JSON.parse(l) as Record<string, unknown>));
   const session = app.newSession({ engine: localPythonEngine().selected, log });
@@ -34,10 +37,22 @@ describe("sandbox start (local python: no engine, no isolation)", () => {
     expect((await session.run({ code: "1" })).value).toBe("1");
     const trace = lines.find((l) => l.msg === "sandbox start trace")!;
     expect(trace).toBeDefined();
-    for (const phase of ["engine", "profile", "argv", "container", "boot_read", "boot_compiled", "boot_imported", "boot_ready", "ready_frame"]) {
+    for (const phase of [
+      "engine",
+      "profile",
+      "argv",
+      "container",
+      "boot_read",
+      "boot_compiled",
+      "boot_imported",
+      "boot_ready",
+      "ready_frame",
+    ]) {
       expect(typeof trace[`ms_${phase}`]).toBe("number");
     }
-    const phases = Object.entries(trace).filter(([k]) => k.startsWith("ms_")).reduce((sum, [, v]) => sum + (v as number), 0);
+    const phases = Object.entries(trace)
+      .filter(([k]) => k.startsWith("ms_"))
+      .reduce((sum, [, v]) => sum + (v as number), 0);
     expect(Math.abs(phases - (trace.total_ms as number))).toBeLessThan(1);
     const run = lines.find((l) => l.msg === "run trace")!;
     expect(run).toMatchObject({ first_in_sandbox: true });

@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../support/env.ts";
 
-
 async function until(check: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -28,12 +27,17 @@ describe("watchdog", () => {
     writeFileSync(engine, `#!/bin/sh\necho "$*" >> '${log}'\n[ "$1" = ps ] && echo c1 && echo c2\nexit 0\n`);
     chmodSync(engine, 0o755);
     const upstream = Bun.spawn(["sleep", "300"], { stdout: "ignore" });
-    const bridge = Bun.spawn(["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "io.mcp-code-exec.owner=h:1", engine, String(upstream.pid)], { stdout: "pipe" });
+    const bridge = Bun.spawn(
+      ["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "io.mcp-code-exec.owner=h:1", engine, String(upstream.pid)],
+      { stdout: "pipe" },
+    );
     const reader = bridge.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("ready\n");
     expect(processAlive(upstream.pid)).toBe(true);
     bridge.kill("SIGKILL");
-    expect(await Promise.race([upstream.exited.then(() => upstream.signalCode), Bun.sleep(5000).then(() => "still running")])).toBe("SIGKILL");
+    expect(await Promise.race([upstream.exited.then(() => upstream.signalCode), Bun.sleep(5000).then(() => "still running")])).toBe(
+      "SIGKILL",
+    );
     expect(await until(() => existsSync(log) && readFileSync(log, "utf8").includes("rm -f"), 5000)).toBe(true);
     expect(readFileSync(log, "utf8")).toBe("ps -aq --filter label=io.mcp-code-exec.owner=h:1\nrm -f c1 c2\n");
   });
@@ -44,7 +48,9 @@ describe("watchdog", () => {
     writeFileSync(engine, "#!/bin/sh\nexit 0\n");
     chmodSync(engine, 0o755);
     const other = Bun.spawn(["sleep", "300"], { stdout: "ignore" });
-    const bridge = Bun.spawn(["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "l", engine, String(other.pid), "ended"], { stdout: "pipe" });
+    const bridge = Bun.spawn(["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "l", engine, String(other.pid), "ended"], {
+      stdout: "pipe",
+    });
     await bridge.stdout.getReader().read();
     bridge.kill("SIGKILL");
     await Bun.sleep(1500);

@@ -13,13 +13,15 @@ import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 import { run } from "../support/run.ts";
 
 // The platform binary itself; node_modules/.bin/deno is a Node wrapper around the same file.
-const DENO = [join(ROOT, "node_modules/@deno/linux-x64-glibc/deno"), join(ROOT, "node_modules/.bin/deno")].find((p) => existsSync(p)) ?? "deno";
+const DENO =
+  [join(ROOT, "node_modules/@deno/linux-x64-glibc/deno"), join(ROOT, "node_modules/.bin/deno")].find((p) => existsSync(p)) ?? "deno";
 const MAIN = join(ROOT, "src/main.ts");
 // Deno 2.9 imports `with { type: "text" }` (entrypoint/*.py) without --unstable-raw-imports; no flag needed.
 const DENO_ARGS = ["run", "-A", "--no-lock", MAIN];
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-deno-"));
 
-const deno = (args: string[], env: Record<string, string> = {}) => run([DENO, ...DENO_ARGS, ...args], { cwd: EMPTY_DIR, env: bridgeEnv(env) });
+const deno = (args: string[], env: Record<string, string> = {}) =>
+  run([DENO, ...DENO_ARGS, ...args], { cwd: EMPTY_DIR, env: bridgeEnv(env) });
 
 describe("under Deno", () => {
   test("--version", async () => {
@@ -39,7 +41,10 @@ describe("under Deno", () => {
   }
 
   test("the search index and its built-in word vectors", async () => {
-    const r = await run([DENO, "run", "-A", "--no-lock", join(ROOT, "test/deno/fixtures/search-by-meaning.ts")], { cwd: EMPTY_DIR, env: bridgeEnv() });
+    const r = await run([DENO, "run", "-A", "--no-lock", join(ROOT, "test/deno/fixtures/search-by-meaning.ts")], {
+      cwd: EMPTY_DIR,
+      env: bridgeEnv(),
+    });
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toEqual({ entries: 67994, top: "maps_elevation" });
   });

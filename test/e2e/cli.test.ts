@@ -79,7 +79,17 @@ describe("mcp-code-exec command line", () => {
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> };
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
     const names = report.checks.map((c) => c.name);
-    for (const n of ["unprivileged user", "no capabilities", "read-only root", "no network", "memory limit", "pids limit", "cpu limit", "ulimits", "environment allow-list"]) {
+    for (const n of [
+      "unprivileged user",
+      "no capabilities",
+      "read-only root",
+      "no network",
+      "memory limit",
+      "pids limit",
+      "cpu limit",
+      "ulimits",
+      "environment allow-list",
+    ]) {
       expect(names).toContain(n);
     }
     expect(r.code).toBe(0);

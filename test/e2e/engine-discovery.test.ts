@@ -38,7 +38,10 @@ describe.each(ENGINES)("%s found without PATH's help", (engine) => {
     } finally {
       await bridge.close();
     }
-    const d = await run([BINARY, "doctor", "--json"], { cwd: EMPTY_DIR, env: bridgeEnv({ PATH: EMPTY_DIR, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(EMPTY_DIR, "state") }) });
+    const d = await run([BINARY, "doctor", "--json"], {
+      cwd: EMPTY_DIR,
+      env: bridgeEnv({ PATH: EMPTY_DIR, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(EMPTY_DIR, "state") }),
+    });
     const report = JSON.parse(d.stdout) as { checks: Array<{ name: string; ok: boolean; detail: string }> };
     const where = report.checks.find((c) => c.name === "engine search path")!;
     for (const dir of [EMPTY_DIR, "/usr/local/bin", "/usr/bin", "/opt/podman/bin"]) expect(where.detail).toContain(dir);
@@ -47,9 +50,14 @@ describe.each(ENGINES)("%s found without PATH's help", (engine) => {
 });
 
 test("auto-selection with PATH an empty folder picks the first engine of the auto order that is here", async () => {
-  const r = await run([BINARY, "doctor", "--json"], { cwd: EMPTY_DIR, env: bridgeEnv({ PATH: EMPTY_DIR, MCP_BRIDGE_STATE_DIR: join(EMPTY_DIR, "state") }) });
+  const r = await run([BINARY, "doctor", "--json"], {
+    cwd: EMPTY_DIR,
+    env: bridgeEnv({ PATH: EMPTY_DIR, MCP_BRIDGE_STATE_DIR: join(EMPTY_DIR, "state") }),
+  });
   const report = JSON.parse(r.stdout) as { checks: Array<{ name: string; ok: boolean; detail: string }> };
-  expect(report.checks.find((c) => c.name === "selection")?.detail).toContain(`would use ${ENGINES.includes("podman") ? "podman" : "docker"}`);
+  expect(report.checks.find((c) => c.name === "selection")?.detail).toContain(
+    `would use ${ENGINES.includes("podman") ? "podman" : "docker"}`,
+  );
 });
 
 describe.skipIf(!ENGINES.includes("docker") || process.getuid?.() !== 0)("docker's socket where a desktop engine keeps it", () => {
@@ -61,12 +69,25 @@ describe.skipIf(!ENGINES.includes("docker") || process.getuid?.() !== 0)("docker
     // In a private mount namespace: the real socket appears at OrbStack's path, /run (and so
     // /var/run/docker.sock) is an empty tmpfs. The daemon itself is untouched.
     const script = `mount --bind /run/docker.sock '${sock}' && mount -t tmpfs none /run && exec "$@"`;
-    const env = bridgeEnv({ HOME: home, PATH: MACOS_LAUNCHER_PATH, MCP_BRIDGE_RUNTIME: "docker", MCP_BRIDGE_STATE_DIR: join(home, "state") });
-    const r = await run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", BINARY, "exec", "-c", "'via orbstack'"], { cwd: home, env });
+    const env = bridgeEnv({
+      HOME: home,
+      PATH: MACOS_LAUNCHER_PATH,
+      MCP_BRIDGE_RUNTIME: "docker",
+      MCP_BRIDGE_STATE_DIR: join(home, "state"),
+    });
+    const r = await run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", BINARY, "exec", "-c", "'via orbstack'"], {
+      cwd: home,
+      env,
+    });
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("[value] 'via orbstack'\n");
-    const d = await run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", BINARY, "doctor", "--json"], { cwd: home, env });
-    const engineCheck = (JSON.parse(d.stdout) as { checks: Array<{ name: string; detail: string }> }).checks.find((c) => c.name === "engine docker");
+    const d = await run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", BINARY, "doctor", "--json"], {
+      cwd: home,
+      env,
+    });
+    const engineCheck = (JSON.parse(d.stdout) as { checks: Array<{ name: string; detail: string }> }).checks.find(
+      (c) => c.name === "engine docker",
+    );
     expect(engineCheck?.detail).toContain(`endpoint=unix://${sock}`);
   });
 

@@ -82,7 +82,9 @@ describe.if(ENGINES.includes("docker"))("the docker daemon dies mid-session", ()
       await bridge.run("before = 1");
       // A crash, not a clean stop: a clean stop waits for every container of every user.
       Bun.spawnSync(["pkill", "-KILL", "-x", "dockerd"]);
-      expect(await waitFor(async () => Bun.spawnSync(["docker", "info"], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0, 30_000)).toBe(true);
+      expect(
+        await waitFor(async () => Bun.spawnSync(["docker", "info"], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0, 30_000),
+      ).toBe(true);
       const down = await bridge.run("before");
       expect(down.isError).toBe(true);
       expect(down.text).toMatch(/sandbox stopped|not answering|docker/i);
@@ -105,14 +107,26 @@ describe("upstream faults", () => {
     mute: { command: "sleep", args: ["600"] },
     flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")] },
   });
-  const env = { HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_TOOL_TIMEOUT: "2", MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "2" };
+  const env = {
+    HOME: home,
+    MCP_BRIDGE_RUNTIME: engine,
+    MCP_BRIDGE_STATE_DIR: join(home, "state"),
+    MCP_BRIDGE_TOOL_TIMEOUT: "2",
+    MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "2",
+  };
 
   test("a server that answers garbage, and one that never initializes, fail their calls only", async () => {
     const bridge = await startBridge(env, { cwd: home });
     try {
-      const lie = await bridge.run("from mcp import McpToolError\ntry:\n    await mcp_garbage.lie()\n    out = 'no error'\nexcept McpToolError as e:\n    out = str(e)\nout", { servers: ["garbage"] });
+      const lie = await bridge.run(
+        "from mcp import McpToolError\ntry:\n    await mcp_garbage.lie()\n    out = 'no error'\nexcept McpToolError as e:\n    out = str(e)\nout",
+        { servers: ["garbage"] },
+      );
       expect(String(lie.structured.value)).toContain("garbage.lie did not answer within 2s");
-      const mute = await bridge.run("from mcp import runtime\ntry:\n    runtime.list_tools_sync('mute')\n    out = 'listed'\nexcept Exception as e:\n    out = f'{type(e).__name__}: {e}'\nout", { servers: ["mute"] });
+      const mute = await bridge.run(
+        "from mcp import runtime\ntry:\n    runtime.list_tools_sync('mute')\n    out = 'listed'\nexcept Exception as e:\n    out = f'{type(e).__name__}: {e}'\nout",
+        { servers: ["mute"] },
+      );
       expect(String(mute.structured.value)).toContain("server mute did not start");
       expect(String((await bridge.run("(await mcp_flaky.ping())['pong']", { servers: ["flaky"] })).structured.value)).toBe("True");
     } finally {
@@ -127,15 +141,28 @@ describe("upstream servers never outlive the bridge", () => {
   async function withStuckServer() {
     const dir = mkdtempSync(join(tmpdir(), "mcx-stuck-"));
     const pidFile = join(dir, "stuck.pid");
-    const home = homeWithServers({ stuck: { command: "bun", args: [join(ROOT, "test", "fixtures", "stuck-server.ts")], env: { STUCK_PID_FILE: pidFile } } });
-    const bridge = await startBridge({ HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "1", MCP_BRIDGE_PREWARM: "0" }, { cwd: home });
+    const home = homeWithServers({
+      stuck: { command: "bun", args: [join(ROOT, "test", "fixtures", "stuck-server.ts")], env: { STUCK_PID_FILE: pidFile } },
+    });
+    const bridge = await startBridge(
+      {
+        HOME: home,
+        MCP_BRIDGE_RUNTIME: engine,
+        MCP_BRIDGE_STATE_DIR: join(home, "state"),
+        MCP_BRIDGE_UPSTREAM_START_TIMEOUT: "1",
+        MCP_BRIDGE_PREWARM: "0",
+      },
+      { cwd: home },
+    );
     const started = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0);
     return { bridge, started };
   }
 
   test("one that never finishes starting is gone when the bridge exits right after the failure", async () => {
     const { bridge, started } = await withStuckServer();
-    const r = await bridge.run("from mcp import runtime\ntry:\n    runtime.list_tools_sync('stuck')\nexcept Exception as e:\n    out = str(e)\nout");
+    const r = await bridge.run(
+      "from mcp import runtime\ntry:\n    runtime.list_tools_sync('stuck')\nexcept Exception as e:\n    out = str(e)\nout",
+    );
     expect(String(r.structured.value)).toContain("server stuck did not start");
     const pid = started();
     expect(pid).toBeGreaterThan(0);
@@ -181,12 +208,19 @@ describe("observability", () => {
     const engine = ENGINES[0]!;
     const home = homeWithServers({ flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")] } });
     const state = join(home, "state");
-    const bridge = await startBridge({ HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: state, MCP_BRIDGE_LOG_FORMAT: "json", MCP_BRIDGE_LOG_LEVEL: "DEBUG" }, { cwd: home });
+    const bridge = await startBridge(
+      { HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: state, MCP_BRIDGE_LOG_FORMAT: "json", MCP_BRIDGE_LOG_LEVEL: "DEBUG" },
+      { cwd: home },
+    );
     try {
       await bridge.run("for _ in range(3):\n    await mcp_flaky.ping()", { servers: ["flaky"] });
       await bridge.run("1/0");
       await Bun.sleep(300);
-      const lines = bridge.stderr().trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = bridge
+        .stderr()
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const runs = lines.filter((l) => l.msg === "run finished");
       expect(runs.length).toBe(2);
       expect(runs[0]!.request).toMatch(/^run-\d+-\d+-1$/);

@@ -16,7 +16,10 @@ import { startBridge, type BridgeHandle } from "../support/bridge.ts";
 import { bridgeEnv, ENGINES, IMAGE, ROOT } from "../support/env.ts";
 import { run } from "../support/run.ts";
 
-const RECIPE = createHash("sha256").update(readFileSync(join(ROOT, "scripts", "build-image.sh"))).digest("hex").slice(0, 16);
+const RECIPE = createHash("sha256")
+  .update(readFileSync(join(ROOT, "scripts", "build-image.sh")))
+  .digest("hex")
+  .slice(0, 16);
 const LABEL = "io.github.mcp-code-exec.recipe";
 const MAX_BYTES = 450e6;
 const PNG_MAGIC = "iVBORw0KGgo"; // base64 of \x89PNG\r\n\x1a\n
@@ -41,7 +44,9 @@ describe.each(ENGINES)("the offline image on %s", (engine) => {
   });
 
   test("is the image the current recipe builds, at most 450 MB", async () => {
-    const r = await run([engine, "image", "inspect", "--format", `{{.Size}}|{{ index .Config.Labels "${LABEL}" }}`, IMAGE], { env: bridgeEnv() });
+    const r = await run([engine, "image", "inspect", "--format", `{{.Size}}|{{ index .Config.Labels "${LABEL}" }}`, IMAGE], {
+      env: bridgeEnv(),
+    });
     expect(r.code).toBe(0);
     const [size, label] = r.stdout.trim().split("|");
     expect(label).toBe(RECIPE);
@@ -117,7 +122,13 @@ img.save("/tmp/pic.jpg")
 print(json.dumps({"sizes": sizes, "disk": Image.open("/tmp/pic.jpg").format, "text_drawn": any(p != (200, 10, 10) for p in img.getdata())}))
 `);
     expect(out).toEqual({
-      sizes: { PNG: ["PNG", [40, 20]], JPEG: ["JPEG", [40, 20]], WEBP: ["WEBP", [40, 20]], TIFF: ["TIFF", [40, 20]], GIF: ["GIF", [40, 20]] },
+      sizes: {
+        PNG: ["PNG", [40, 20]],
+        JPEG: ["JPEG", [40, 20]],
+        WEBP: ["WEBP", [40, 20]],
+        TIFF: ["TIFF", [40, 20]],
+        GIF: ["GIF", [40, 20]],
+      },
       disk: "JPEG",
       text_drawn: true,
     });

@@ -16,7 +16,10 @@ const DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-image-"));
 const SCRATCH = "mcp-code-exec-sandbox:savetest";
 const BUILT = "mcp-code-exec-sandbox:buildtest";
 const STANDIN = "mcp-code-exec-sandbox:recipetest";
-const RECIPE = createHash("sha256").update(readFileSync(join(ROOT, "scripts", "build-image.sh"))).digest("hex").slice(0, 16);
+const RECIPE = createHash("sha256")
+  .update(readFileSync(join(ROOT, "scripts", "build-image.sh")))
+  .digest("hex")
+  .slice(0, 16);
 const cli = (args: string[], env: Record<string, string> = {}) => run([BINARY, "image", ...args], { cwd: DIR, env: bridgeEnv(env) });
 const engine = (e: string, args: string[]) => run([e, ...args], { env: bridgeEnv() });
 const exists = async (e: string, image: string) => (await engine(e, ["image", "inspect", image])).code === 0;
@@ -49,7 +52,10 @@ describe("image save / load", () => {
         expect(loaded.stdout).toContain(`loaded ${file} into ${to}`);
         expect(loaded.stdout).toContain(`ready: the bridge will use ${SCRATCH}`);
         expect(await exists(to, SCRATCH)).toBe(true);
-        const r = await run([BINARY, "exec", "-c", "import sys; print(sys.version_info[:2])"], { cwd: DIR, env: bridgeEnv({ MCP_BRIDGE_RUNTIME: to, MCP_BRIDGE_IMAGE: SCRATCH }) });
+        const r = await run([BINARY, "exec", "-c", "import sys; print(sys.version_info[:2])"], {
+          cwd: DIR,
+          env: bridgeEnv({ MCP_BRIDGE_RUNTIME: to, MCP_BRIDGE_IMAGE: SCRATCH }),
+        });
         expect(r.stdout).toBe("(3, 11)\n");
       }
       expect(await exists(from, IMAGE)).toBe(true);
@@ -63,7 +69,9 @@ describe("image save / load", () => {
     expect(noFile.stderr).toContain(`no such file: ${join(DIR, "nope.tar")}: pass the file written by \`mcp-code-exec image save\``);
     const noImage = await cli(["save", join(DIR, "x.tar"), "--engine", e, "--image", "mcp-code-exec-sandbox:no-such-tag"]);
     expect(noImage.code).toBe(1);
-    expect(noImage.stderr).toContain(`[${e}] image mcp-code-exec-sandbox:no-such-tag is not in ${e}, so there is nothing to save: build it`);
+    expect(noImage.stderr).toContain(
+      `[${e}] image mcp-code-exec-sandbox:no-such-tag is not in ${e}, so there is nothing to save: build it`,
+    );
     expect(existsSync(join(DIR, "x.tar"))).toBe(false);
     writeFileSync(join(DIR, "taken.tar"), "x");
     const taken = await cli(["save", join(DIR, "taken.tar"), "--engine", e, "--image", IMAGE]);
@@ -88,13 +96,19 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`[image] importing into ${e} as ${BUILT}`);
     expect(r.stdout).toBe(`built ${BUILT} in ${e}; use it with MCP_BRIDGE_IMAGE=${BUILT}\n`);
-    const run1 = await run([BINARY, "exec", "-c", "import pandas, numpy; int(numpy.int64(41)) + 1"], { cwd: DIR, env: bridgeEnv({ MCP_BRIDGE_RUNTIME: e, MCP_BRIDGE_IMAGE: BUILT }) });
+    const run1 = await run([BINARY, "exec", "-c", "import pandas, numpy; int(numpy.int64(41)) + 1"], {
+      cwd: DIR,
+      env: bridgeEnv({ MCP_BRIDGE_RUNTIME: e, MCP_BRIDGE_IMAGE: BUILT }),
+    });
     expect(run1.stdout).toBe("[value] 42\n");
   }, 600_000);
 
   test("--mirror reaches debootstrap; an unreachable mirror fails with what to check", async () => {
     const cache = mkdtempSync(join(DIR, "cache-"));
-    const r = await cli(["build", "--offline", "--engine", e, "--tag", "mcp-code-exec-sandbox:mirrortest", "--mirror", "http://127.0.0.1:9/debian"], { MCP_BRIDGE_IMAGE_CACHE: cache });
+    const r = await cli(
+      ["build", "--offline", "--engine", e, "--tag", "mcp-code-exec-sandbox:mirrortest", "--mirror", "http://127.0.0.1:9/debian"],
+      { MCP_BRIDGE_IMAGE_CACHE: cache },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("[image] debootstrap bookworm from http://127.0.0.1:9/debian");
     expect(r.stderr).toContain("building mcp-code-exec-sandbox:mirrortest failed (build script exited 1): see the lines above");
@@ -108,9 +122,13 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
     writeFileSync(join(tree, "etc", "stand-in"), "not a real root filesystem\n");
     const tarball = join(cache, `sandbox-rootfs-${RECIPE}.tar`);
     expect((await run(["tar", "-C", tree, "-cf", tarball, "."])).code).toBe(0);
-    const label = async () => (await engine(e, ["image", "inspect", "--format", '{{ index .Config.Labels "io.github.mcp-code-exec.recipe" }}', STANDIN])).stdout.trim();
+    const label = async () =>
+      (
+        await engine(e, ["image", "inspect", "--format", '{{ index .Config.Labels "io.github.mcp-code-exec.recipe" }}', STANDIN])
+      ).stdout.trim();
     const id = async () => (await engine(e, ["image", "inspect", "--format", "{{.Id}}", STANDIN])).stdout.trim();
-    const build = (tag: string, extra: string[] = []) => cli(["build", "--offline", "--engine", e, "--tag", tag, ...extra], { MCP_BRIDGE_IMAGE_CACHE: cache });
+    const build = (tag: string, extra: string[] = []) =>
+      cli(["build", "--offline", "--engine", e, "--tag", tag, ...extra], { MCP_BRIDGE_IMAGE_CACHE: cache });
 
     await untag(e, STANDIN);
     expect((await engine(e, ["import", tarball, STANDIN])).code).toBe(0);

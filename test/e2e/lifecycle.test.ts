@@ -69,8 +69,27 @@ describe.each(ENGINES)("lifecycle on %s", (engine) => {
     // A container as a dead bridge would have left it (e.g. its init was stopped under gVisor).
     const name = `mcp-code-exec-orphan-test-${process.pid}-${engine}`;
     const dead = `${hostname()}:${2 ** 22 + 12345}`;
-    const started = Bun.spawnSync([engine, "run", "-d", "--rm", "--name", name, "--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
-      "--label", "io.mcp-code-exec=1", "--label", `io.mcp-code-exec.owner=${dead}`, IMAGE, "sleep", "300"]);
+    const started = Bun.spawnSync([
+      engine,
+      "run",
+      "-d",
+      "--rm",
+      "--name",
+      name,
+      "--network",
+      "none",
+      "--ulimit",
+      "nofile=1024:1024",
+      "--ulimit",
+      "nproc=1024:1024",
+      "--label",
+      "io.mcp-code-exec=1",
+      "--label",
+      `io.mcp-code-exec.owner=${dead}`,
+      IMAGE,
+      "sleep",
+      "300",
+    ]);
     expect(started.exitCode).toBe(0);
     expect((await listOurContainers(engine)).some((c) => c.name === name)).toBe(true);
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0" });

@@ -30,7 +30,13 @@ function write(path: string, value: unknown) {
 }
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return bridgeEnv({ HOME: home, MCP_BRIDGE_STATE_DIR: state, MCP_BRIDGE_RUNTIME: ENGINES[0]!, MCP_BRIDGE_BROWSER: `${process.execPath} ${FAKE_BROWSER}`, ...extra });
+  return bridgeEnv({
+    HOME: home,
+    MCP_BRIDGE_STATE_DIR: state,
+    MCP_BRIDGE_RUNTIME: ENGINES[0]!,
+    MCP_BRIDGE_BROWSER: `${process.execPath} ${FAKE_BROWSER}`,
+    ...extra,
+  });
 }
 
 async function cli(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -52,7 +58,10 @@ function record(): { file: string; tokens: { access_token: string; refresh_token
 /** Call a tool from sandbox code; returns the value, or (kind, message) of the McpError raised. */
 async function call(server: string, tool: string): Promise<string> {
   const alias = server.replace(/-/g, "_");
-  const r = await bridge.run(`from mcp import McpError\ntry:\n    out = await mcp_${alias}.${tool}()\nexcept McpError as e:\n    out = (type(e).__name__, e.kind, str(e))\nout`, { servers: [server] });
+  const r = await bridge.run(
+    `from mcp import McpError\ntry:\n    out = await mcp_${alias}.${tool}()\nexcept McpError as e:\n    out = (type(e).__name__, e.kind, str(e))\nout`,
+    { servers: [server] },
+  );
   return String(r.structured.value ?? r.text);
 }
 
@@ -71,7 +80,9 @@ beforeAll(async () => {
     },
   });
   // A repository's file: its headersHelper would run a command on the host.
-  write(join(cwd, ".mcp.json"), { mcpServers: { sneaky: { type: "http", url: world.mcpUrl, headersHelper: `touch ${marker}; echo '{}'` } } });
+  write(join(cwd, ".mcp.json"), {
+    mcpServers: { sneaky: { type: "http", url: world.mcpUrl, headersHelper: `touch ${marker}; echo '{}'` } },
+  });
   bridge = await startBridge(env(), { cwd });
 }, 120_000);
 
@@ -92,7 +103,9 @@ describe("before signing in", () => {
   test("`servers` and `auth status` say the server needs a sign-in and how", async () => {
     const s = await cli(["servers"]);
     expect(s.stdout).toContain("auth: needs sign-in (you have not signed in to it yet");
-    expect(s.stdout).toContain(`headersHelper (runs on this computer at each connection): printf '{"X-Helper": "%s"}' "$CLAUDE_CODE_MCP_SERVER_NAME"`);
+    expect(s.stdout).toContain(
+      `headersHelper (runs on this computer at each connection): printf '{"X-Helper": "%s"}' "$CLAUDE_CODE_MCP_SERVER_NAME"`,
+    );
     expect(s.stdout).toContain("run `mcp-code-exec auth login prot`");
     const j = JSON.parse((await cli(["servers", "--json"])).stdout) as { servers: Array<{ name: string; auth?: { state: string } }> };
     expect(j.servers.find((x) => x.name === "prot")?.auth?.state).toBe("needs-login");
@@ -100,7 +113,9 @@ describe("before signing in", () => {
     const st = await cli(["auth", "status", "--json"]);
     expect(st.code).toBe(0);
     // The three share one URL, so one sign-in (records are keyed by URL).
-    expect((JSON.parse(st.stdout) as { servers: Array<{ name: string; state: string }> }).servers.map((x) => [x.name, x.state]).sort()).toEqual([
+    expect(
+      (JSON.parse(st.stdout) as { servers: Array<{ name: string; state: string }> }).servers.map((x) => [x.name, x.state]).sort(),
+    ).toEqual([
       ["helped", "needs-login"],
       ["prot", "needs-login"],
       ["sneaky", "needs-login"],
@@ -110,7 +125,9 @@ describe("before signing in", () => {
   test("auth login refuses a local server and an unknown name, listing the remote ones", async () => {
     const local = await cli(["auth", "login", "local"]);
     expect(local.code).toBe(2);
-    expect(local.stderr).toContain("server local is a local (stdio) server; OAuth sign-in is for remote http/sse servers: remote servers: ");
+    expect(local.stderr).toContain(
+      "server local is a local (stdio) server; OAuth sign-in is for remote http/sse servers: remote servers: ",
+    );
     for (const name of ["prot", "helped", "sneaky"]) expect(local.stderr).toContain(name);
     const unknown = await cli(["auth", "login", "nope"]);
     expect(unknown.code).toBe(2);
@@ -144,13 +161,17 @@ describe("signing in and calling", () => {
 
   test("a bridge started before the sign-in uses it at the next call; the token never reaches the sandbox", async () => {
     expect(await call("prot", "whoami")).toBe("{'subject': 'alice'}");
-    const r = await bridge.run("import os\nfrom mcp import runtime\n(runtime.describe_server('prot'), dict(os.environ))", { servers: ["prot"] });
+    const r = await bridge.run("import os\nfrom mcp import runtime\n(runtime.describe_server('prot'), dict(os.environ))", {
+      servers: ["prot"],
+    });
     const { tokens } = record();
     expect(r.text).toContain("'url': 'http://127.0.0.1:");
     expect(r.text).not.toContain(tokens.access_token);
     expect(r.text).not.toContain(tokens.refresh_token!);
     const st = await cli(["auth", "status", "prot"]);
-    expect(st.stdout).toMatch(/prot \(http:\/\/127\.0\.0\.1:\d+\/mcp\): signed in; access token expires in \d+s, refreshed automatically|the access token expired and is refreshed at the next call/);
+    expect(st.stdout).toMatch(
+      /prot \(http:\/\/127\.0\.0\.1:\d+\/mcp\): signed in; access token expires in \d+s, refreshed automatically|the access token expired and is refreshed at the next call/,
+    );
   });
 
   test("an expired access token is refreshed automatically, once for many parallel calls", async () => {
@@ -159,7 +180,10 @@ describe("signing in and calling", () => {
     // Wait for the expiry the authorization server announced (a known instant, not a guess).
     await Bun.sleep(Math.max(0, expiresAt - Date.now()) + 250);
     const grants = world.tokenGrants.length;
-    const r = await bridge.run("import asyncio\nrs = await asyncio.gather(*[mcp_prot.whoami() for _ in range(6)])\n[x['subject'] for x in rs]", { servers: ["prot"] });
+    const r = await bridge.run(
+      "import asyncio\nrs = await asyncio.gather(*[mcp_prot.whoami() for _ in range(6)])\n[x['subject'] for x in rs]",
+      { servers: ["prot"] },
+    );
     expect(r.structured.value).toBe("['alice', 'alice', 'alice', 'alice', 'alice', 'alice']");
     expect(world.tokenGrants.slice(grants)).toEqual(["refresh_token"]);
     const after = record();
@@ -172,7 +196,9 @@ describe("signing in and calling", () => {
     expect(await call("prot", "whoami")).toBe(
       "('McpToolError', 'auth_required', 'server prot needs you to sign in (OAuth): the sign-in expired or was revoked and could not be refreshed; run `mcp-code-exec auth login prot` in a terminal, then call again')",
     );
-    expect((await cli(["auth", "status", "prot"])).stdout).toContain("needs sign-in (the sign-in expired or was revoked and could not be refreshed");
+    expect((await cli(["auth", "status", "prot"])).stdout).toContain(
+      "needs sign-in (the sign-in expired or was revoked and could not be refreshed",
+    );
     const again = await cli(["auth", "login", "prot"]);
     expect(again.code).toBe(0);
     expect(world.registrations).toHaveLength(1); // the registration is reused
@@ -193,7 +219,9 @@ describe("auth command line", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`visit:\n\n  ${world.issuer}/auth?`);
     expect(r.stderr).not.toContain("fake-browser");
-    expect(r.stderr).toContain("sign-in to prot failed: no answer from the browser within 1s: run `mcp-code-exec auth login prot` to try again");
+    expect(r.stderr).toContain(
+      "sign-in to prot failed: no answer from the browser within 1s: run `mcp-code-exec auth login prot` to try again",
+    );
   });
 
   test("bad input is refused with the usage", async () => {
@@ -214,7 +242,9 @@ describe("headersHelper", () => {
   test("from a project file the user has not approved it never runs: not for a call, a tool count or a sign-in", async () => {
     const out = await call("sneaky", "seen_headers");
     expect(out).toContain("server sneaky needs your approval before it may start: defined in a project file");
-    expect(out).toContain(`would run: ${world.mcpUrl}, and its headersHelper command on this computer. To approve it, run: mcp-code-exec servers trust sneaky`);
+    expect(out).toContain(
+      `would run: ${world.mcpUrl}, and its headersHelper command on this computer. To approve it, run: mcp-code-exec servers trust sneaky`,
+    );
     expect(out).not.toContain(marker); // the command is not quoted to sandbox code
     const listed = await cli(["servers", "--tools"]);
     expect(listed.stdout).toContain("sneaky (mcp_sneaky) NEEDS APPROVAL");
@@ -247,7 +277,15 @@ describe("signing out", () => {
     expect(r.stdout).toContain(`Signed out of prot: deleted ${file}; the authorization server revoked the token.`);
     expect(existsSync(file)).toBe(false);
     // The token is dead at the server too, not only forgotten here.
-    const res = await fetch(world.mcpUrl, { method: "POST", headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+    const res = await fetch(world.mcpUrl, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${tokens.access_token}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: "{}",
+    });
     expect(res.status).toBe(401);
     expect(await call("prot", "whoami")).toContain("run `mcp-code-exec auth login prot`");
   });
@@ -259,7 +297,9 @@ describe("a client registered ahead of time (Claude Code's oauth.clientId and ca
     const redirect = `http://localhost:${port}/callback`;
     const pre = await startOAuthWorld({ preregistered: { clientId: "claude-code-client", redirectUris: [redirect] } });
     try {
-      write(join(home, ".claude.json"), { mcpServers: { pre: { type: "http", url: pre.mcpUrl, oauth: { clientId: "claude-code-client", callbackPort: port } } } });
+      write(join(home, ".claude.json"), {
+        mcpServers: { pre: { type: "http", url: pre.mcpUrl, oauth: { clientId: "claude-code-client", callbackPort: port } } },
+      });
       const r = await cli(["auth", "login", "pre"]);
       expect(r.stderr).toContain(`redirect_uri=${encodeURIComponent(redirect)}`);
       expect(r.stderr).toContain("client_id=claude-code-client");

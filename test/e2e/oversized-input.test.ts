@@ -17,7 +17,10 @@ describe("oversized and malformed client messages", () => {
     try {
       expect((await bridge.run("kept = 41")).isError).toBe(false);
       const big = `x = '${"a".repeat(20 * 1024 * 1024)}'`;
-      const err = await bridge.client.callTool({ name: "run_python", arguments: { code: big } }).then(() => undefined, (e: unknown) => e);
+      const err = await bridge.client.callTool({ name: "run_python", arguments: { code: big } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(McpError);
       expect((err as McpError).code).toBe(-32600);
       expect((err as McpError).message).toContain("over this server's 16.0 MiB limit (MCP_BRIDGE_MAX_MESSAGE)");
@@ -33,16 +36,24 @@ describe("oversized and malformed client messages", () => {
   test("the limit is a setting: a 2 MB message is refused under MCP_BRIDGE_MAX_MESSAGE=1m", async () => {
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_MAX_MESSAGE: "1m", MCP_BRIDGE_PREWARM: "0" });
     try {
-      const err = await bridge.client.callTool({ name: "run_python", arguments: { code: "#".repeat(2 * 1024 * 1024) } }).then(() => undefined, (e: unknown) => e);
+      const err = await bridge.client.callTool({ name: "run_python", arguments: { code: "#".repeat(2 * 1024 * 1024) } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect((err as McpError).message).toContain("1.0 MiB limit");
-      expect((await bridge.client.ping())).toEqual({});
+      expect(await bridge.client.ping()).toEqual({});
     } finally {
       await bridge.close();
     }
   });
 
   test("raw lines that are not JSON or not JSON-RPC: answered by id where it can be found, and the server goes on", async () => {
-    const proc = Bun.spawn([BINARY], { env: bridgeEnv({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0" }), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([BINARY], {
+      env: bridgeEnv({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0" }),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const lines: Array<Record<string, unknown>> = [];
     const reader = (async () => {
       let buf = "";
@@ -63,7 +74,14 @@ describe("oversized and malformed client messages", () => {
       return lines.find((l) => l.id === id);
     };
     try {
-      send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }));
+      send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+        }),
+      );
       expect((await waitFor(1))?.result).toBeDefined();
       send(`{"jsonrpc":"2.0","id":2,"method":"tools/list" oops`);
       expect(await waitFor(2)).toMatchObject({ error: { code: -32700 } });

@@ -24,7 +24,9 @@ afterAll(async () => {
 
 const images = (r: CallToolResult) => r.content.filter((c) => c.type === "image") as Array<{ data: string; mimeType: string }>;
 const resources = (r: CallToolResult) =>
-  r.content.filter((c) => c.type === "resource").map((c) => (c as { resource: { uri: string; mimeType: string; text?: string; blob?: string } }).resource);
+  r.content
+    .filter((c) => c.type === "resource")
+    .map((c) => (c as { resource: { uri: string; mimeType: string; text?: string; blob?: string } }).resource);
 
 describe("images", () => {
   test("a matplotlib figure left open comes back as a PNG ImageContent, once", async () => {
@@ -55,7 +57,9 @@ describe("images", () => {
   test("an image over the cap is left out with a note saying why", async () => {
     const small = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE_CAP: "2k" });
     try {
-      const r = await small.run("import numpy as np\nfrom PIL import Image\nImage.fromarray((np.random.rand(200, 200, 3) * 255).astype('uint8'))");
+      const r = await small.run(
+        "import numpy as np\nfrom PIL import Image\nImage.fromarray((np.random.rand(200, 200, 3) * 255).astype('uint8'))",
+      );
       expect(images(r.raw)).toEqual([]);
       expect(r.text).toContain("over the 2 KiB image cap");
     } finally {
@@ -76,7 +80,9 @@ describe("tables", () => {
 
 describe("files in /tmp/outputs/", () => {
   test("text comes back as an embedded resource, binary as a blob; unchanged files are not sent twice", async () => {
-    const r = await bridge.run("import os\nos.makedirs('/tmp/outputs', exist_ok=True)\nopen('/tmp/outputs/summary.md', 'w').write('# Totals\\n42\\n')\nopen('/tmp/outputs/raw.bin', 'wb').write(bytes(range(256)))\nNone");
+    const r = await bridge.run(
+      "import os\nos.makedirs('/tmp/outputs', exist_ok=True)\nopen('/tmp/outputs/summary.md', 'w').write('# Totals\\n42\\n')\nopen('/tmp/outputs/raw.bin', 'wb').write(bytes(range(256)))\nNone",
+    );
     const res = resources(r.raw);
     const md = res.find((x) => x.uri.endsWith("summary.md"));
     const bin = res.find((x) => x.uri.endsWith("raw.bin"));
@@ -89,7 +95,9 @@ describe("files in /tmp/outputs/", () => {
   test("symlinks are never followed and oversized files are refused with a note", async () => {
     const small = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_FILE_CAP: "1k" });
     try {
-      const r = await small.run("import os\nos.makedirs('/tmp/outputs', exist_ok=True)\nos.symlink('/etc/passwd', '/tmp/outputs/passwd')\nopen('/tmp/outputs/big.txt', 'w').write('x' * 5000)\nNone");
+      const r = await small.run(
+        "import os\nos.makedirs('/tmp/outputs', exist_ok=True)\nos.symlink('/etc/passwd', '/tmp/outputs/passwd')\nopen('/tmp/outputs/big.txt', 'w').write('x' * 5000)\nNone",
+      );
       expect(resources(r.raw)).toEqual([]);
       expect(r.text).toContain("passwd is a symlink: not followed, not returned");
       expect(r.text).toContain("big.txt not returned");
@@ -113,7 +121,9 @@ describe("workspace", () => {
     chmodSync(dir, 0o777);
     const ro = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_WORKSPACE: dir });
     try {
-      const r = await ro.run("import pandas as pd\ntotal = int(pd.read_csv('/workspace/data.csv')['b'].sum())\ntry:\n    open('/workspace/new.txt', 'w')\n    w = 'wrote'\nexcept OSError as e:\n    w = e.errno\n(total, w)");
+      const r = await ro.run(
+        "import pandas as pd\ntotal = int(pd.read_csv('/workspace/data.csv')['b'].sum())\ntry:\n    open('/workspace/new.txt', 'w')\n    w = 'wrote'\nexcept OSError as e:\n    w = e.errno\n(total, w)",
+      );
       expect(r.structured.value).toBe("(6, 30)");
     } finally {
       await ro.close();
@@ -128,7 +138,11 @@ describe("workspace", () => {
   });
 
   test("a workspace that does not exist is a clear configuration error", async () => {
-    const proc = Bun.spawn([join(ROOT, "dist", "mcp-code-exec"), "exec", "-c", "1"], { env: { PATH: process.env.PATH!, MCP_BRIDGE_WORKSPACE: "/no/such/dir" }, stderr: "pipe", stdout: "pipe" });
+    const proc = Bun.spawn([join(ROOT, "dist", "mcp-code-exec"), "exec", "-c", "1"], {
+      env: { PATH: process.env.PATH!, MCP_BRIDGE_WORKSPACE: "/no/such/dir" },
+      stderr: "pipe",
+      stdout: "pipe",
+    });
     expect(await proc.exited).toBe(1);
     expect(await new Response(proc.stderr).text()).toContain('MCP_BRIDGE_WORKSPACE="/no/such/dir": is not an existing directory');
   });
@@ -139,7 +153,10 @@ describe("long runs", () => {
     const seen: Array<{ progress: number; message?: string; at: number }> = [];
     const t0 = Date.now();
     const result = (await bridge.client.callTool(
-      { name: "run_python", arguments: { code: "import time\nfor i in range(4):\n    print('step', i, flush=True)\n    time.sleep(0.4)\n'done'" } },
+      {
+        name: "run_python",
+        arguments: { code: "import time\nfor i in range(4):\n    print('step', i, flush=True)\n    time.sleep(0.4)\n'done'" },
+      },
       undefined,
       { onprogress: (p) => seen.push({ progress: p.progress, message: p.message, at: Date.now() - t0 }) },
     )) as CallToolResult;
@@ -176,7 +193,11 @@ describe("cancellation while queued", () => {
     await bridge.run("kept_through_cancel = 'yes'\nstarted = []");
     const first = bridge.run("import time\ntime.sleep(1)\n'first done'");
     const controller = new AbortController();
-    const second = bridge.client.callTool({ name: "run_python", arguments: { code: "started.append(1)\nimport time\ntime.sleep(5)" } }, undefined, { signal: controller.signal });
+    const second = bridge.client.callTool(
+      { name: "run_python", arguments: { code: "started.append(1)\nimport time\ntime.sleep(5)" } },
+      undefined,
+      { signal: controller.signal },
+    );
     await Bun.sleep(100);
     controller.abort("changed my mind");
     await expect(second).rejects.toThrow();
@@ -212,7 +233,10 @@ describe("upstream images", () => {
   test("an image returned by an upstream tool is passed on when the code returns it", async () => {
     const home = mkdtempSync(join(tmpdir(), "mcx-img-"));
     mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
-    writeFileSync(join(home, ".config", "mcp", "servers", "f.json"), JSON.stringify({ mcpServers: { flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")] } } }));
+    writeFileSync(
+      join(home, ".config", "mcp", "servers", "f.json"),
+      JSON.stringify({ mcpServers: { flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")] } } }),
+    );
     const b = await startBridge({ HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state") }, { cwd: home });
     try {
       const r = await b.run("await mcp_flaky.pixel()", { servers: ["flaky"] });

@@ -55,7 +55,9 @@ describe.each(ENGINES)("run_python on %s", (engine) => {
   });
 
   test("top-level await works, and a forgotten await on the last line is awaited", async () => {
-    const r = await bridge.run("import asyncio\nasync def twice(x):\n    await asyncio.sleep(0.01)\n    return 2 * x\nres = await asyncio.gather(twice(1), twice(2))\nres");
+    const r = await bridge.run(
+      "import asyncio\nasync def twice(x):\n    await asyncio.sleep(0.01)\n    return 2 * x\nres = await asyncio.gather(twice(1), twice(2))\nres",
+    );
     expect(r.structured.value).toBe("[2, 4]");
     const forgot = await bridge.run("twice(21)");
     expect(forgot.structured.value).toBe("42");
@@ -155,7 +157,10 @@ describe.each(ENGINES)("run_python on %s", (engine) => {
     const tooLong = await bridge.run("1", { timeout: 100000 });
     expect(tooLong.isError).toBe(true);
     expect(tooLong.text).toContain("MCP_BRIDGE_MAX_TIMEOUT");
-    const bad = (await bridge.client.callTool({ name: "run_python", arguments: { code: 42 } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    const bad = (await bridge.client.callTool({ name: "run_python", arguments: { code: 42 } })) as {
+      isError?: boolean;
+      content: Array<{ text?: string }>;
+    };
     expect(bad.isError).toBe(true);
     expect(bad.content[0]!.text).toMatch(/code/);
     expect((await bridge.run("1 + 1")).structured.value).toBe("2");
@@ -210,7 +215,9 @@ describe.each(ENGINES)("limits and recovery on %s", (engine) => {
       await bridge.run("lost = 'soon'");
       const before = (await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${bridge.pid}`));
       expect(before.length).toBe(1);
-      const r = await bridge.run("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)", { timeout: 1 });
+      const r = await bridge.run("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)", {
+        timeout: 1,
+      });
       expect(r.isError).toBe(true);
       expect(r.structured.timed_out).toBe(true);
       expect(String(r.structured.session_reset)).toContain("sandbox was killed");
@@ -226,7 +233,10 @@ describe.each(ENGINES)("limits and recovery on %s", (engine) => {
   test("a busy loop that swallows KeyboardInterrupt is also killed", async () => {
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
     try {
-      const r = await bridge.run("def spin():\n    while True:\n        try:\n            while True:\n                sum(range(10**5))\n        except KeyboardInterrupt:\n            pass\nspin()", { timeout: 1 });
+      const r = await bridge.run(
+        "def spin():\n    while True:\n        try:\n            while True:\n                sum(range(10**5))\n        except KeyboardInterrupt:\n            pass\nspin()",
+        { timeout: 1 },
+      );
       expect(r.structured.timed_out).toBe(true);
       expect(r.structured.session_reset).toBeDefined();
       expect((await bridge.run("6 * 7")).structured.value).toBe("42");

@@ -48,7 +48,7 @@ describe(`skills on ${engine}`, () => {
     expect(r.structured.value).toBe("212.0");
     const missing = await bridge.run("from skills import nothing_here");
     expect(missing.isError).toBe(true);
-    expect((missing.structured.error as { message: string }).message).toContain("no skill named \"nothing_here\"; saved skills: c_to_f");
+    expect((missing.structured.error as { message: string }).message).toContain('no skill named "nothing_here"; saved skills: c_to_f');
   });
 
   test("bad skills are refused with a reason", async () => {
@@ -59,7 +59,9 @@ describe(`skills on ${engine}`, () => {
   });
 
   test("search finds skills next to tools", async () => {
-    const r = await bridge.run("from mcp import runtime\n[(h['server'], h['tool']) for h in runtime.search_tool_docs_sync('convert celsius to fahrenheit', limit=3)]");
+    const r = await bridge.run(
+      "from mcp import runtime\n[(h['server'], h['tool']) for h in runtime.search_tool_docs_sync('convert celsius to fahrenheit', limit=3)]",
+    );
     expect(String(r.structured.value)).toStartWith("[('skills', 'c_to_f')");
   });
 
@@ -80,7 +82,7 @@ describe(`skills on ${engine}`, () => {
     expect(rm.stdout).toBe("removed skill c_to_f\n");
     const gone = await run([BINARY, "skills", "show", "c_to_f"], { env: bridgeEnv(env) });
     expect(gone.code).toBe(1);
-    expect(gone.stderr).toContain("no skill named \"c_to_f\"");
+    expect(gone.stderr).toContain('no skill named "c_to_f"');
     const after = await bridge.run("import sys\nsys.modules.pop('skills.c_to_f', None)\nfrom skills import c_to_f", { reset: true });
     expect(after.isError).toBe(true);
   });

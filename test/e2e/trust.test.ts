@@ -27,7 +27,8 @@ function write(file: string, value: unknown) {
 
 /** A "server" whose only effect is the marker file: if the bridge starts it, the marker appears. */
 const helper = (tag = "pwned") => ({ command: "sh", args: ["-c", `echo ${tag} > ${marker}`] });
-const env = (extra: Record<string, string> = {}) => bridgeEnv({ HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: state, XDG_CONFIG_HOME: join(home, ".config"), ...extra });
+const env = (extra: Record<string, string> = {}) =>
+  bridgeEnv({ HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: state, XDG_CONFIG_HOME: join(home, ".config"), ...extra });
 const cli = (args: string[]) => run([BINARY, ...args], { cwd: project, env: env() });
 
 async function serversJson(): Promise<{ servers: Array<Record<string, any>>; skipped: Array<Record<string, any>> }> {
@@ -53,7 +54,13 @@ describe("a project's server the user has not approved never starts", () => {
   test("servers lists it as needing approval, with what it would run and how to approve it", async () => {
     const d = await serversJson();
     const s = d.servers.find((x) => x.name === "helper")!;
-    expect(s).toMatchObject({ client: "claude-code", scope: "project", source: join(project, ".mcp.json"), command: "sh", trust: { state: "needs-approval" } });
+    expect(s).toMatchObject({
+      client: "claude-code",
+      scope: "project",
+      source: join(project, ".mcp.json"),
+      command: "sh",
+      trust: { state: "needs-approval" },
+    });
     expect(s.trust.approve).toContain("mcp-code-exec servers trust helper");
     const human = await cli(["servers"]);
     expect(human.stdout).toContain("helper (mcp_helper) NEEDS APPROVAL");

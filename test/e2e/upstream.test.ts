@@ -39,12 +39,22 @@ async function makeWorld(): Promise<World> {
   const files = mkdtempSync(join(tmpdir(), "mcx-files-"));
   const state = mkdtempSync(join(tmpdir(), "mcx-state-"));
   const httpPort = 20000 + Math.floor(Math.random() * 20000);
-  const http = Bun.spawn(["node", EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(httpPort) }, stdout: "ignore", stderr: "pipe" });
-  const sse = Bun.spawn(["node", EVERYTHING, "sse"], { env: { ...process.env, PORT: String(httpPort + 1) }, stdout: "ignore", stderr: "pipe" });
+  const http = Bun.spawn(["node", EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(httpPort) },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const sse = Bun.spawn(["node", EVERYTHING, "sse"], {
+    env: { ...process.env, PORT: String(httpPort + 1) },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   // Claude Code project file
   write(join(cwd, ".mcp.json"), { mcpServers: { everything: { command: "node", args: [EVERYTHING] } } });
   // Cursor user file, with its ${env:VAR} substitution
-  write(join(home, ".cursor", "mcp.json"), { mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${env:MCX_MEMORY_FILE}", API_TOKEN: SECRET } } } });
+  write(join(home, ".cursor", "mcp.json"), {
+    mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${env:MCX_MEMORY_FILE}", API_TOKEN: SECRET } } },
+  });
   // VS Code: "servers" and "type"
   write(join(cwd, ".vscode", "mcp.json"), {
     servers: {
@@ -61,7 +71,10 @@ async function makeWorld(): Promise<World> {
   // the HTTP servers must be listening before a bridge reaches them
   for (const port of [httpPort, httpPort + 1]) {
     for (let i = 0; i < 100; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/not-a-route`, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/not-a-route`, { signal: AbortSignal.timeout(1000) }).then(
+        () => true,
+        () => false,
+      );
       if (ok) break;
       await Bun.sleep(100);
     }
@@ -74,7 +87,13 @@ let world: World;
 let bridge: BridgeHandle;
 // filesystem's write_file is marked destructive, so it asks first; this client cannot answer questions,
 // so the tool is named in allowTools, the way README tells users to (approvals: test/e2e/approvals.test.ts).
-const env = () => ({ HOME: world.home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: world.state, MCX_MEMORY_FILE: join(world.files, "memory.jsonl"), MCP_BRIDGE_ALLOW_TOOLS: "*,filesystem/write_file" });
+const env = () => ({
+  HOME: world.home,
+  MCP_BRIDGE_RUNTIME: engine,
+  MCP_BRIDGE_STATE_DIR: world.state,
+  MCX_MEMORY_FILE: join(world.files, "memory.jsonl"),
+  MCP_BRIDGE_ALLOW_TOOLS: "*,filesystem/write_file",
+});
 
 beforeAll(async () => {
   world = await makeWorld();
@@ -93,7 +112,9 @@ afterAll(async () => {
 
 describe("discovery from code", () => {
   test("servers from every file format are listed, with the file that defined them", async () => {
-    const r = await bridge.run("from mcp import runtime\nsorted(runtime.list_servers_sync()), {s['name']: s['source'] for s in runtime.discovered_servers()}");
+    const r = await bridge.run(
+      "from mcp import runtime\nsorted(runtime.list_servers_sync()), {s['name']: s['source'] for s in runtime.discovered_servers()}",
+    );
     const [names, sources] = [r.structured.value as string, r.structured.value as string];
     expect(names).toStartWith("(['everything', 'everything-http', 'everything-sse', 'filesystem', 'flaky', 'memory'], {");
     expect(sources).toContain(`'everything': '${join(world.cwd, ".mcp.json")}'`);
@@ -114,9 +135,13 @@ describe("discovery from code", () => {
   });
 
   test("search ranks tools across servers by meaning", async () => {
-    const r = await bridge.run("from mcp import runtime\nhits = runtime.search_tool_docs_sync('add two numbers together', limit=3)\n[(h['server'], h['tool']) for h in hits]");
+    const r = await bridge.run(
+      "from mcp import runtime\nhits = runtime.search_tool_docs_sync('add two numbers together', limit=3)\n[(h['server'], h['tool']) for h in hits]",
+    );
     expect(String(r.structured.value)).toMatch(/^\[\('everything(-http)?', 'get-sum'\)/);
-    const g = await bridge.run("[(h['server'], h['tool']) for h in runtime.search_tool_docs_sync('remember a fact about a person in the knowledge graph', limit=5)]");
+    const g = await bridge.run(
+      "[(h['server'], h['tool']) for h in runtime.search_tool_docs_sync('remember a fact about a person in the knowledge graph', limit=5)]",
+    );
     expect(String(g.structured.value)).toContain("('memory', ");
     const typo = await bridge.run("[h['tool'] for h in runtime.search_tool_docs_sync('wriet a fiel', limit=5)]");
     expect(String(typo.structured.value)).toContain("'write_file'");
@@ -127,7 +152,9 @@ describe("discovery from code", () => {
     expect(summary.structured.value).toBe("echo: Echoes back the input string");
     const sig = await bridge.run("runtime.query_tool_docs_sync('everything', 'echo', detail='signature')");
     expect(String(sig.structured.value)).toContain("async def echo(*, message: str) -> Any:");
-    const full = await bridge.run("d = runtime.query_tool_docs_sync('everything', 'echo', detail='full')\nsorted(d['inputSchema']['properties'])");
+    const full = await bridge.run(
+      "d = runtime.query_tool_docs_sync('everything', 'echo', detail='full')\nsorted(d['inputSchema']['properties'])",
+    );
     expect(full.structured.value).toBe("['message']");
     const all = await bridge.run("len(runtime.list_tools_sync('filesystem')) > 5");
     expect(all.structured.value).toBe("True");
@@ -168,7 +195,10 @@ describe("calling upstream tools through proxies", () => {
   test("a tool call that outlives MCP_BRIDGE_TOOL_TIMEOUT fails alone; the server keeps answering", async () => {
     const b = await startBridge({ ...env(), MCP_BRIDGE_TOOL_TIMEOUT: "1" }, { cwd: world.cwd });
     try {
-      const r = await b.run("try:\n    await mcp_flaky.sleep(seconds=5)\n    out = 'no error'\nexcept McpToolError as e:\n    out = (e.kind, str(e))\nout", { servers: ["flaky"] });
+      const r = await b.run(
+        "try:\n    await mcp_flaky.sleep(seconds=5)\n    out = 'no error'\nexcept McpToolError as e:\n    out = (e.kind, str(e))\nout",
+        { servers: ["flaky"] },
+      );
       expect(r.structured.value).toBe("('timeout', 'flaky.sleep did not answer within 1s (MCP_BRIDGE_TOOL_TIMEOUT)')");
       expect(String((await b.run("(await mcp_flaky.ping())['pong']")).structured.value)).toBe("True");
     } finally {
@@ -196,7 +226,10 @@ describe("calling upstream tools through proxies", () => {
   });
 
   test("asyncio.gather runs many calls concurrently", async () => {
-    const r = await bridge.run("import asyncio\nrs = await asyncio.gather(*[mcp_everything.get_sum(a=i, b=i) for i in range(200)])\nlen(rs), rs[199]", { servers: ["everything"] });
+    const r = await bridge.run(
+      "import asyncio\nrs = await asyncio.gather(*[mcp_everything.get_sum(a=i, b=i) for i in range(200)])\nlen(rs), rs[199]",
+      { servers: ["everything"] },
+    );
     expect(r.structured.value).toBe("(200, 'The sum of 199 and 199 is 398.')");
   });
 
@@ -209,7 +242,10 @@ describe("calling upstream tools through proxies", () => {
   });
 
   test("an upstream error result raises McpToolError with server, tool and message", async () => {
-    const r = await bridge.run("try:\n    await mcp_flaky.fail(why='testing')\nexcept McpToolError as e:\n    out = (e.server, e.tool, str(e))\nout", { servers: ["flaky"] });
+    const r = await bridge.run(
+      "try:\n    await mcp_flaky.fail(why='testing')\nexcept McpToolError as e:\n    out = (e.server, e.tool, str(e))\nout",
+      { servers: ["flaky"] },
+    );
     expect(r.structured.value).toBe("('flaky', 'fail', 'flaky.fail returned an error: failed on purpose: testing')");
   });
 
@@ -217,7 +253,9 @@ describe("calling upstream tools through proxies", () => {
     const before = await bridge.run("(await mcp_flaky.ping())['pid']", { servers: ["flaky"] });
     const r = await bridge.run("try:\n    await mcp_flaky.crash()\n    out = 'no error'\nexcept McpToolError as e:\n    out = str(e)\nout");
     expect(String(r.structured.value)).toContain("stopped during the call to crash");
-    const after = await bridge.run("from mcp import runtime\n(await mcp_flaky.ping())['pid'], runtime.describe_server('flaky')['restarts']");
+    const after = await bridge.run(
+      "from mcp import runtime\n(await mcp_flaky.ping())['pid'], runtime.describe_server('flaky')['restarts']",
+    );
     expect(after.structured.value).not.toStartWith(`(${before.structured.value},`);
     expect(String(after.structured.value)).toEndWith(", 1)");
   });
@@ -229,7 +267,10 @@ describe("calling upstream tools through proxies", () => {
   });
 
   test("a tool with no outputSchema shows the shape of results it returned (keys and types, never values)", async () => {
-    const r = await bridge.run("p = await mcp_flaky.ping()\nfrom mcp import runtime\n(p['pid'], runtime.query_tool_docs_sync('flaky', 'ping', detail='signature'))", { servers: ["flaky"] });
+    const r = await bridge.run(
+      "p = await mcp_flaky.ping()\nfrom mcp import runtime\n(p['pid'], runtime.query_tool_docs_sync('flaky', 'ping', detail='signature'))",
+      { servers: ["flaky"] },
+    );
     const value = String(r.structured.value);
     expect(value).toContain("Returns (observed, not declared): {pong: bool, pid: int");
     const pid = value.match(/^\((\d+),/)![1]!;
@@ -243,8 +284,12 @@ describe("calling upstream tools through proxies", () => {
       "try:\n    await mcp_everything.get_structured_content(location='Boston')\nexcept McpArgumentError as e:\n    out = (type(e).__name__, e.argument, str(e))\nout",
       { servers: ["everything"] },
     );
-    expect(String(wrongEnum.structured.value)).toContain("('McpArgumentError', 'location', \"everything.get_structured_content: argument 'location' must be one of 'New York', 'Chicago', 'Los Angeles' (got 'Boston')");
-    const wrongType = await bridge.run("from mcp import McpArgumentError\ntry:\n    await mcp_everything.get_sum(a='1', b=2)\nexcept McpArgumentError as e:\n    out = str(e)\nout");
+    expect(String(wrongEnum.structured.value)).toContain(
+      "('McpArgumentError', 'location', \"everything.get_structured_content: argument 'location' must be one of 'New York', 'Chicago', 'Los Angeles' (got 'Boston')",
+    );
+    const wrongType = await bridge.run(
+      "from mcp import McpArgumentError\ntry:\n    await mcp_everything.get_sum(a='1', b=2)\nexcept McpArgumentError as e:\n    out = str(e)\nout",
+    );
     expect(String(wrongType.structured.value)).toContain("argument 'a' must be float, not str '1'");
     // None for an optional argument means "not given" (the signature says `= None`).
     const ok = await bridge.run("await mcp_everything.get_sum(a=1, b=2)");
@@ -285,7 +330,9 @@ describe("tool lists are cached on disk", () => {
     expect(cached.length).toBeGreaterThanOrEqual(6);
     const second = await startBridge(env(), { cwd: world.cwd });
     try {
-      const r = await second.run("from mcp import runtime\nhits = runtime.search_tool_docs_sync('echo a message back')\n[h['tool'] for h in hits][:1], runtime.describe_server('everything')['status']");
+      const r = await second.run(
+        "from mcp import runtime\nhits = runtime.search_tool_docs_sync('echo a message back')\n[h['tool'] for h in hits][:1], runtime.describe_server('everything')['status']",
+      );
       expect(r.structured.value).toBe("(['echo'], 'stopped')");
     } finally {
       await second.close();
@@ -319,9 +366,20 @@ describe("the model's context stays small", () => {
 describe("config problems", () => {
   test("`servers` reports the broken file with its position, the self-reference as skipped, and the rest", async () => {
     const proc = Bun.spawn([BINARY, "servers", "--json"], { cwd: world.cwd, env: bridgeEnv(env()), stdout: "pipe", stderr: "pipe" });
-    const out = JSON.parse(await new Response(proc.stdout).text()) as { servers: Array<{ name: string }>; skipped: Array<{ name: string; reason: string }>; problems: Array<{ file: string; message: string }> };
+    const out = JSON.parse(await new Response(proc.stdout).text()) as {
+      servers: Array<{ name: string }>;
+      skipped: Array<{ name: string; reason: string }>;
+      problems: Array<{ file: string; message: string }>;
+    };
     expect(await proc.exited).toBe(1);
-    expect(out.servers.map((s) => s.name).sort()).toEqual(["everything", "everything-http", "everything-sse", "filesystem", "flaky", "memory"]);
+    expect(out.servers.map((s) => s.name).sort()).toEqual([
+      "everything",
+      "everything-http",
+      "everything-sse",
+      "filesystem",
+      "flaky",
+      "memory",
+    ]);
     expect(out.skipped.find((s) => s.name === "myself")?.reason).toContain("launches this bridge");
     const broken = out.problems.find((p) => p.file.endsWith("broken.json"));
     expect(broken?.message).toMatch(/line 1, column \d+/);
@@ -332,7 +390,10 @@ describe.each(ENGINES)("proxies on %s", (eng) => {
   test("a proxied call works on this engine", async () => {
     const b = await startBridge({ ...env(), MCP_BRIDGE_RUNTIME: eng }, { cwd: world.cwd });
     try {
-      expect((await b.run("await mcp_everything.echo(message=sys_name)" .replace("sys_name", `'${eng}'`), { servers: ["everything"] })).structured.value).toBe(`'Echo: ${eng}'`);
+      expect(
+        (await b.run("await mcp_everything.echo(message=sys_name)".replace("sys_name", `'${eng}'`), { servers: ["everything"] })).structured
+          .value,
+      ).toBe(`'Echo: ${eng}'`);
       expect(existsSync(join(world.state, "tool-cache"))).toBe(true);
     } finally {
       await b.close();

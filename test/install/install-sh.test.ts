@@ -25,11 +25,17 @@ let base = "";
 
 beforeAll(async () => {
   const out = join(TMP, "release");
-  const b = await run(["bun", "scripts/build.ts", "--release", "--outdir", out, "--targets", "linux-x64"], { cwd: ROOT, env: { PATH: process.env.PATH ?? SYSTEM_PATH, HOME: process.env.HOME ?? "/root" } });
+  const b = await run(["bun", "scripts/build.ts", "--release", "--outdir", out, "--targets", "linux-x64"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? SYSTEM_PATH, HOME: process.env.HOME ?? "/root" },
+  });
   if (b.code !== 0) throw new Error(`release build failed: ${b.stderr}`);
   const files: Record<string, Uint8Array> = { "mcp-code-exec-linux-x64": readFileSync(join(out, "mcp-code-exec-linux-x64")) };
-  for (const n of ["linux-arm64", "darwin-x64", "darwin-arm64"]) files[`mcp-code-exec-${n}`] = new TextEncoder().encode(`stand-in for ${n}\n`);
-  const sums = Object.entries(files).map(([name, bytes]) => `${sha256(bytes)}  ${name}\n`).join("");
+  for (const n of ["linux-arm64", "darwin-x64", "darwin-arm64"])
+    files[`mcp-code-exec-${n}`] = new TextEncoder().encode(`stand-in for ${n}\n`);
+  const sums = Object.entries(files)
+    .map(([name, bytes]) => `${sha256(bytes)}  ${name}\n`)
+    .join("");
   expect(sums).toContain(readFileSync(join(out, "SHA256SUMS"), "utf8"));
   const installSh = readFileSync(join(out, "install.sh"));
   const enc = (s: string) => new TextEncoder().encode(s);
@@ -37,7 +43,15 @@ beforeAll(async () => {
   const tampered = Uint8Array.from(files["mcp-code-exec-linux-x64"] as Uint8Array);
   tampered[tampered.length - 100] = (tampered[tampered.length - 100] as number) ^ 0xff;
   releases.tampered = { ...releases.good, "mcp-code-exec-linux-x64": tampered };
-  releases.nosum = { ...releases.good, SHA256SUMS: enc(sums.split("\n").filter((l) => !l.endsWith("mcp-code-exec-linux-x64")).join("\n")) };
+  releases.nosum = {
+    ...releases.good,
+    SHA256SUMS: enc(
+      sums
+        .split("\n")
+        .filter((l) => !l.endsWith("mcp-code-exec-linux-x64"))
+        .join("\n"),
+    ),
+  };
   releases.empty = {};
   server = Bun.serve({
     hostname: "127.0.0.1",
@@ -94,18 +108,29 @@ describe("install.sh", () => {
     const home = join(TMP, "on-path");
     const dir = join(home, "bin");
     const r = await run(["sh", SCRIPT, "--url", `${base}/good/`, "--dir", dir], {
-      env: { PATH: `${dir}:${SYSTEM_PATH}`, HOME: home, MCP_CODE_EXEC_RELEASE_URL: `${base}/empty`, MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:bookworm" },
+      env: {
+        PATH: `${dir}:${SYSTEM_PATH}`,
+        HOME: home,
+        MCP_CODE_EXEC_RELEASE_URL: `${base}/empty`,
+        MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:bookworm",
+      },
     });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain("not on your PATH");
-    expect(snippet(r.stdout)).toEqual({ mcpServers: { "code-exec": { command: join(dir, "mcp-code-exec"), env: { MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:bookworm" } } } });
-    expect(r.stdout).toContain(`claude mcp add code-exec -e 'MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm' -- '${join(dir, "mcp-code-exec")}'`);
+    expect(snippet(r.stdout)).toEqual({
+      mcpServers: { "code-exec": { command: join(dir, "mcp-code-exec"), env: { MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:bookworm" } } },
+    });
+    expect(r.stdout).toContain(
+      `claude mcp add code-exec -e 'MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm' -- '${join(dir, "mcp-code-exec")}'`,
+    );
   });
 
   test("a tampered binary is refused and nothing is installed", async () => {
     const r = await install(["--url", `${base}/tampered`]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error: checksum mismatch for mcp-code-exec-linux-x64: SHA256SUMS says [0-9a-f]{64}, the download is [0-9a-f]{64}\. The file is corrupt or was tampered with; nothing was installed/);
+    expect(r.stderr).toMatch(
+      /error: checksum mismatch for mcp-code-exec-linux-x64: SHA256SUMS says [0-9a-f]{64}, the download is [0-9a-f]{64}\. The file is corrupt or was tampered with; nothing was installed/,
+    );
     expect(existsSync(r.dir)).toBe(false);
     expect(r.stdout).toBe("");
   });
@@ -113,7 +138,9 @@ describe("install.sh", () => {
   test("a SHA256SUMS without our entry is refused and nothing is installed", async () => {
     const r = await install(["--url", `${base}/nosum`]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${base}/nosum/SHA256SUMS has no entry for mcp-code-exec-linux-x64: refusing to install a binary that cannot be verified`);
+    expect(r.stderr).toContain(
+      `${base}/nosum/SHA256SUMS has no entry for mcp-code-exec-linux-x64: refusing to install a binary that cannot be verified`,
+    );
     expect(existsSync(r.dir)).toBe(false);
   });
 
@@ -152,7 +179,25 @@ describe("install.sh", () => {
   test("without curl and sha256sum it uses wget and shasum", async () => {
     const bin = join(TMP, "few-tools");
     mkdirSync(bin);
-    for (const tool of ["sh", "uname", "ls", "ldd", "grep", "mktemp", "rm", "awk", "sed", "mkdir", "cp", "chmod", "mv", "wget", "shasum", "perl", "cat"]) {
+    for (const tool of [
+      "sh",
+      "uname",
+      "ls",
+      "ldd",
+      "grep",
+      "mktemp",
+      "rm",
+      "awk",
+      "sed",
+      "mkdir",
+      "cp",
+      "chmod",
+      "mv",
+      "wget",
+      "shasum",
+      "perl",
+      "cat",
+    ]) {
       const found = Bun.which(tool, { PATH: SYSTEM_PATH });
       if (found) symlinkSync(found, join(bin, tool));
     }

@@ -83,8 +83,15 @@ describe("homebrew formula", () => {
   });
 
   test("a missing platform or a malformed line is refused with what to do", () => {
-    const partial = parseSums(fakeSums().split("\n").filter((l) => !l.includes("linux-arm64")).join("\n"));
-    expect(() => formula({ version: "1.0.0", baseUrl: "https://x", sums: partial })).toThrow("SHA256SUMS has no entry for mcp-code-exec-linux-arm64: build them with `bun run build:release`");
+    const partial = parseSums(
+      fakeSums()
+        .split("\n")
+        .filter((l) => !l.includes("linux-arm64"))
+        .join("\n"),
+    );
+    expect(() => formula({ version: "1.0.0", baseUrl: "https://x", sums: partial })).toThrow(
+      "SHA256SUMS has no entry for mcp-code-exec-linux-arm64: build them with `bun run build:release`",
+    );
     expect(() => parseSums("abc  mcp-code-exec-linux-x64\n")).toThrow('SHA256SUMS line 1 is not "<sha256>  <file>"');
   });
 
@@ -97,14 +104,20 @@ describe("homebrew formula", () => {
     expect(version).toBe(pkg.version);
     const sums = parseSums(readFileSync(COMMITTED_SUMS, "utf8"));
     for (const p of PLATFORMS) {
-      expect(entries[`on_${p.os}/on_${p.arch}`]).toEqual({ url: `${RELEASES}/v${pkg.version}/mcp-code-exec-${p.platform}`, sha256: sums.get(`mcp-code-exec-${p.platform}`) });
+      expect(entries[`on_${p.os}/on_${p.arch}`]).toEqual({
+        url: `${RELEASES}/v${pkg.version}/mcp-code-exec-${p.platform}`,
+        sha256: sums.get(`mcp-code-exec-${p.platform}`),
+      });
     }
   });
 
   test("--out writes the same text, every time", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-code-exec-brew-"));
     for (const name of ["a.rb", "b.rb"]) {
-      const r = await run(["bun", "scripts/homebrew-formula.ts", "--sums", COMMITTED_SUMS, "--version", "9.9.9", "--out", join(dir, name)], { cwd: ROOT });
+      const r = await run(
+        ["bun", "scripts/homebrew-formula.ts", "--sums", COMMITTED_SUMS, "--version", "9.9.9", "--out", join(dir, name)],
+        { cwd: ROOT },
+      );
       expect(r.code).toBe(0);
     }
     expect(readFileSync(join(dir, "a.rb"), "utf8")).toBe(readFileSync(join(dir, "b.rb"), "utf8"));
@@ -117,7 +130,10 @@ describe("homebrew formula", () => {
     expect(readdirSync(join(TAP_DIR, "Formula"))).toEqual(["mcp-code-exec.rb"]);
     expect(readdirSync(TAP_DIR).filter((f) => f.endsWith(".rb"))).toEqual([]);
     // Homebrew's Formulary: "mcp-code-exec" -> "McpCodeExec" (split on - and _, capitalise each part).
-    const klass = "mcp-code-exec".split(/[-_]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+    const klass = "mcp-code-exec"
+      .split(/[-_]/)
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join("");
     expect(readFileSync(COMMITTED, "utf8")).toContain(`\nclass ${klass} < Formula\n`);
     expect(readFileSync(join(TAP_DIR, "README.md"), "utf8")).toContain(`brew install ${TAP}/mcp-code-exec`);
   });

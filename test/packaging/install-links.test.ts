@@ -14,7 +14,8 @@ import { ROOT } from "../support/env.ts";
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const REGENERATE = "regenerate them with `bun scripts/install-links.ts` and paste into README's Install section";
 /** Markdown link targets in README that start with `prefix`. */
-const links = (prefix: string) => [...README.matchAll(/\]\((https:[^)\s]+)\)/g)].map((m) => m[1] as string).filter((u) => u.startsWith(prefix));
+const links = (prefix: string) =>
+  [...README.matchAll(/\]\((https:[^)\s]+)\)/g)].map((m) => m[1] as string).filter((u) => u.startsWith(prefix));
 
 describe("README install links", () => {
   const npx = { command: "npx", args: ["-y", `mcp-code-exec@${pkg.version}`] };
@@ -28,7 +29,12 @@ describe("README install links", () => {
     expect(config, REGENERATE).toEqual(npx);
     expect(config).toEqual(entryFor("cursor"));
     const deeplink = new URL(cursorDeeplink(SERVER_NAME, config));
-    expect([deeplink.protocol, deeplink.host, deeplink.pathname, deeplink.search]).toEqual(["cursor:", "anysphere.cursor-deeplink", "/mcp/install", url.search]);
+    expect([deeplink.protocol, deeplink.host, deeplink.pathname, deeplink.search]).toEqual([
+      "cursor:",
+      "anysphere.cursor-deeplink",
+      "/mcp/install",
+      url.search,
+    ]);
   });
 
   test("Install in VS Code: vscode.dev's redirect to vscode:mcp/install with the URL-encoded JSON entry and its name", () => {

@@ -39,7 +39,13 @@ describe("server.json", () => {
     const doc = serverJson();
     const [npm] = doc.packages as Array<Record<string, unknown>>;
     const launcher = launcherManifest(["linux-x64"]);
-    expect(npm).toMatchObject({ registryType: "npm", identifier: launcher.name, version: launcher.version, runtimeHint: "npx", transport: { type: "stdio" } });
+    expect(npm).toMatchObject({
+      registryType: "npm",
+      identifier: launcher.name,
+      version: launcher.version,
+      runtimeHint: "npx",
+      transport: { type: "stdio" },
+    });
     expect(launcher.mcpName).toBe(doc.name);
   });
 
@@ -49,7 +55,10 @@ describe("server.json", () => {
     expect(errors(doc)).toEqual([]);
     const bundles = (doc.packages as Array<Record<string, unknown>>).filter((p) => p.registryType === "mcpb");
     expect(bundles.map((b) => [b.identifier, b.fileSha256])).toEqual(
-      PLATFORMS.map((p, i) => [`https://github.com/mcp-code-exec/mcp-code-exec/releases/download/v${pkg.version}/mcp-code-exec-${p}.mcpb`, String(i + 1).repeat(64)]),
+      PLATFORMS.map((p, i) => [
+        `https://github.com/mcp-code-exec/mcp-code-exec/releases/download/v${pkg.version}/mcp-code-exec-${p}.mcpb`,
+        String(i + 1).repeat(64),
+      ]),
     );
   });
 

@@ -83,7 +83,13 @@ describe("MCPB bundles", () => {
     const dir = join(WORK, "unpacked-linux-x64");
     const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
     const userConfig = { image: IMAGE };
-    const fill = (s: string) => s.replaceAll("${__dirname}", dir).replace(/\$\{user_config\.(\w+)\}/g, (_, k: string) => userConfig[k as keyof typeof userConfig] ?? manifest.user_config[k].default);
+    const fill = (s: string) =>
+      s
+        .replaceAll("${__dirname}", dir)
+        .replace(
+          /\$\{user_config\.(\w+)\}/g,
+          (_, k: string) => userConfig[k as keyof typeof userConfig] ?? manifest.user_config[k].default,
+        );
     const config = manifest.server.mcp_config;
     const env = Object.fromEntries(Object.entries(config.env as Record<string, string>).map(([k, v]) => [k, fill(v)]));
     expect(env).toEqual({ MCP_BRIDGE_IMAGE: IMAGE });
@@ -101,7 +107,9 @@ describe("MCPB bundles", () => {
       expect(client.getServerVersion()?.version).toBe(pkg.version);
       const { tools } = await client.listTools();
       expect(tools.map((t) => ({ name: t.name, description: t.description }))).toEqual(manifest.tools);
-      const result = (await client.callTool({ name: "run_python", arguments: { code: "print(6 * 7)" } }, undefined, { timeout: 120_000 })) as CallToolResult;
+      const result = (await client.callTool({ name: "run_python", arguments: { code: "print(6 * 7)" } }, undefined, {
+        timeout: 120_000,
+      })) as CallToolResult;
       expect(result.structuredContent).toMatchObject({ stdout: "42\n" });
     } finally {
       await client.close();

@@ -99,7 +99,9 @@ afterAll(async () => {
 describe("npm packages", () => {
   test("each tarball holds only what runs: a platform binary with os/cpu, or the launcher that pins all four", async () => {
     const list = async (name: string) => {
-      const meta = (await (await fetch(`${registry.url}${name.replace("/", "%2f")}`)).json()) as { versions: Record<string, Record<string, unknown> & { dist: { tarball: string } }> };
+      const meta = (await (await fetch(`${registry.url}${name.replace("/", "%2f")}`)).json()) as {
+        versions: Record<string, Record<string, unknown> & { dist: { tarball: string } }>;
+      };
       const manifest = meta.versions[pkg.version];
       if (!manifest) throw new Error(`${name}@${pkg.version} is not in the registry`);
       const tgz = join(WORK, `${name.replace("/", "-")}.tgz`);
@@ -107,7 +109,17 @@ describe("npm packages", () => {
       const t = await run(["tar", "-tvzf", tgz]);
       rmSync(tgz);
       // "-rwxr-xr-x 0/0 109873328 1985-10-26 08:15 package/bin/mcp-code-exec" → mode and path.
-      return { manifest, files: t.stdout.trim().split("\n").map((l) => { const f = l.split(/\s+/); return `${f[0]} ${f[5]}`; }).sort() };
+      return {
+        manifest,
+        files: t.stdout
+          .trim()
+          .split("\n")
+          .map((l) => {
+            const f = l.split(/\s+/);
+            return `${f[0]} ${f[5]}`;
+          })
+          .sort(),
+      };
     };
     for (const p of PLATFORMS) {
       const { manifest, files } = await list(`@mcp-code-exec/${p}`);
@@ -119,7 +131,9 @@ describe("npm packages", () => {
       expect(manifest.bin).toBeUndefined();
     }
     const { manifest, files } = await list("mcp-code-exec");
-    expect(files).toEqual(["-rw-r--r-- package/README.md", "-rw-r--r-- package/package.json", "-rwxr-xr-x package/bin/mcp-code-exec.js"].sort());
+    expect(files).toEqual(
+      ["-rw-r--r-- package/README.md", "-rw-r--r-- package/package.json", "-rwxr-xr-x package/bin/mcp-code-exec.js"].sort(),
+    );
     expect(manifest.bin).toEqual({ "mcp-code-exec": "bin/mcp-code-exec.js" });
     expect(manifest.optionalDependencies).toEqual(Object.fromEntries(PLATFORMS.map((p) => [`@mcp-code-exec/${p}`, pkg.version])));
     expect(manifest.dependencies).toBeUndefined();
@@ -148,7 +162,11 @@ describe("npx -y mcp-code-exec, Node without Bun", () => {
     await client.connect(transport);
     try {
       expect(client.getServerVersion()).toMatchObject({ name: "mcp-code-exec", version: pkg.version });
-      const result = (await client.callTool({ name: "run_python", arguments: { code: "import numpy\nprint(int(numpy.arange(7).sum()) * 2)" } }, undefined, { timeout: 120_000 })) as CallToolResult;
+      const result = (await client.callTool(
+        { name: "run_python", arguments: { code: "import numpy\nprint(int(numpy.arange(7).sum()) * 2)" } },
+        undefined,
+        { timeout: 120_000 },
+      )) as CallToolResult;
       expect(stderr).toBe("");
       expect(result.isError).toBeFalsy();
       // What the model sees: the text (structuredContent is off by default, see README).
@@ -162,14 +180,18 @@ describe("npx -y mcp-code-exec, Node without Bun", () => {
   test("config snippet run through npx offers the npx form, pinned to this version", async () => {
     const r = await run(["npx", "-y", "mcp-code-exec", "config", "snippet", "--client", "cursor"], { cwd: HOME, env: npxEnv() });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ mcpServers: { "code-exec": { command: "npx", args: ["-y", SPEC], env: { MCP_BRIDGE_IMAGE: IMAGE } } } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      mcpServers: { "code-exec": { command: "npx", args: ["-y", SPEC], env: { MCP_BRIDGE_IMAGE: IMAGE } } },
+    });
   });
 
   test("SIGTERM to npx, stdin still open: the bridge stops and removes its container", async () => {
     const transport = new StdioClientTransport({ command: "npx", args: ["-y", SPEC], env: npxEnv(), cwd: HOME, stderr: "pipe" });
     const client = new Client({ name: "npx-signal-test", version: "0.0.0" });
     await client.connect(transport);
-    const result = (await client.callTool({ name: "run_python", arguments: { code: "print('up')" } }, undefined, { timeout: 120_000 })) as CallToolResult;
+    const result = (await client.callTool({ name: "run_python", arguments: { code: "print('up')" } }, undefined, {
+      timeout: 120_000,
+    })) as CallToolResult;
     expect(result.content).toEqual([{ type: "text", text: "up" }]);
     const [bridge] = bridgePids();
     expect(bridge).toBeNumber();

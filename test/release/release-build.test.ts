@@ -34,9 +34,16 @@ describe("release build", () => {
     expect(build.stderr).toBe("");
     expect(build.code).toBe(0);
     expect(readdirSync(OUT).sort()).toEqual(["SHA256SUMS", "install.sh", ...NAMES.map((n) => `mcp-code-exec-${n}`)].sort());
-    for (const n of NAMES) expect(kind(join(OUT, `mcp-code-exec-${n}`))).toBe(`${n.startsWith("linux") ? "elf" : "macho"}-${n.split("-")[1]}`);
+    for (const n of NAMES)
+      expect(kind(join(OUT, `mcp-code-exec-${n}`))).toBe(`${n.startsWith("linux") ? "elf" : "macho"}-${n.split("-")[1]}`);
     const sums = readFileSync(join(OUT, "SHA256SUMS"), "utf8");
-    expect(sums.trimEnd().split("\n").map((l) => l.split("  ")[1]).sort()).toEqual(NAMES.map((n) => `mcp-code-exec-${n}`).sort());
+    expect(
+      sums
+        .trimEnd()
+        .split("\n")
+        .map((l) => l.split("  ")[1])
+        .sort(),
+    ).toEqual(NAMES.map((n) => `mcp-code-exec-${n}`).sort());
     const check = await run(["sha256sum", "-c", "SHA256SUMS"], { cwd: OUT, env: hostEnv() });
     expect(check.code).toBe(0);
     expect(check.stdout.match(/: OK$/gm)?.length).toBe(4);
@@ -50,7 +57,10 @@ describe("release build", () => {
       const empty = mkdtempSync(join(tmpdir(), "mcp-code-exec-empty-"));
       const v = await run([join(dir, "mcp-code-exec"), "--version"], { cwd: empty, env: bridgeEnv() });
       expect(v.stdout).toStartWith(`mcp-code-exec/${pkg.version} `);
-      const r = await run([join(dir, "mcp-code-exec"), "exec", "-c", "import numpy\nprint(int(numpy.arange(7).sum()) * 2)"], { cwd: empty, env: bridgeEnv({ MCP_BRIDGE_IMAGE: IMAGE }) });
+      const r = await run([join(dir, "mcp-code-exec"), "exec", "-c", "import numpy\nprint(int(numpy.arange(7).sum()) * 2)"], {
+        cwd: empty,
+        env: bridgeEnv({ MCP_BRIDGE_IMAGE: IMAGE }),
+      });
       expect(r.stderr).toBe("");
       expect(r.stdout).toBe("42\n");
       rmSync(empty, { recursive: true });
@@ -64,14 +74,19 @@ describe("release build", () => {
     const out = mkdtempSync(join(tmpdir(), "mcp-code-exec-offline-"));
     const cache = mkdtempSync(join(tmpdir(), "mcp-code-exec-bun-cache-"));
     try {
-      const r = await run(["unshare", "-n", "bun", "scripts/build.ts", "--release", "--outdir", out, "--targets", "linux-x64,linux-arm64"], {
-        cwd: ROOT,
-        env: { ...hostEnv(), BUN_INSTALL_CACHE_DIR: cache },
-      });
+      const r = await run(
+        ["unshare", "-n", "bun", "scripts/build.ts", "--release", "--outdir", out, "--targets", "linux-x64,linux-arm64"],
+        {
+          cwd: ROOT,
+          env: { ...hostEnv(), BUN_INSTALL_CACHE_DIR: cache },
+        },
+      );
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("FAILED linux-arm64 (bun-linux-arm64)");
       expect(r.stderr).toContain("Failed to download 'bun-linux-aarch64-v");
-      expect(r.stderr).toContain(`Run this once where the npm registry is reachable, or copy that file from a machine that has it to ${cache}/bun-linux-aarch64-v`);
+      expect(r.stderr).toContain(
+        `Run this once where the npm registry is reachable, or copy that file from a machine that has it to ${cache}/bun-linux-aarch64-v`,
+      );
       expect(r.stderr).toContain("missing: linux-arm64");
       expect(readFileSync(join(out, "SHA256SUMS"), "utf8")).toMatch(/^[0-9a-f]{64} {2}mcp-code-exec-linux-x64\n$/);
       expect(readdirSync(out).sort()).toEqual(["SHA256SUMS", "install.sh", "mcp-code-exec-linux-x64"]);

@@ -25,7 +25,10 @@ export interface Attack {
    */
   after?: { watchMs: number; nextNote: string };
   /** Judged from the result the client received, not from a verdict inside. */
-  judgeResult?: (r: { text: string; structured: Record<string, unknown>; bytes: number; images: number }) => { contained: boolean; detail: string };
+  judgeResult?: (r: { text: string; structured: Record<string, unknown>; bytes: number; images: number }) => {
+    contained: boolean;
+    detail: string;
+  };
 }
 
 /**
@@ -111,7 +114,8 @@ export const ATTACKS: Attack[] = [
     title: "start threads until refused",
     code: "ev = threading.Event()\nts, e = [], None\ntry:\n    for _ in range(5000):\n        t = threading.Thread(target=ev.wait, daemon=True)\n        t.start()\n        ts.append(t)\nexcept RuntimeError as ex:\n    e = str(ex)\nev.set()\nverdict(e is not None and len(ts) < 1024, f'{len(ts)} threads, then: {e}')",
     timeout: 30,
-    control: "ts = [threading.Thread(target=lambda: None) for _ in range(50)]\n[t.start() for t in ts]\n[t.join() for t in ts]\nverdict(True)",
+    control:
+      "ts = [threading.Thread(target=lambda: None) for _ in range(50)]\n[t.start() for t in ts]\n[t.join() for t in ts]\nverdict(True)",
   },
   {
     id: "cpu-spin",
@@ -189,7 +193,8 @@ export const ATTACKS: Attack[] = [
     family: "network",
     title: "TCP to 1.1.1.1:53",
     code: "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=3)\n    v = verdict(False, 'connected')\nexcept OSError as e:\n    v = verdict(True, err(e))\nv",
-    control: "srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\nc = socket.create_connection(srv.getsockname(), timeout=3)\nverdict(srv.accept()[0] is not None)",
+    control:
+      "srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\nc = socket.create_connection(srv.getsockname(), timeout=3)\nverdict(srv.accept()[0] is not None)",
   },
   {
     id: "tcp-ipv6",
@@ -335,13 +340,17 @@ export const ATTACKS: Attack[] = [
   {
     id: "forged-table",
     family: "bridge",
-    title: "a result table of 1,000 × 1,000 cells under 1,000 column names of 100 bytes (every renderer repeats names per row), forged through the runtime's own value renderer",
+    title:
+      "a result table of 1,000 × 1,000 cells under 1,000 column names of 100 bytes (every renderer repeats names per row), forged through the runtime's own value renderer",
     code: "import _mcp_host\nbig = {'columns': [f'{i:04d}' + 'c' * 96 for i in range(1000)], 'rows': [[0] * 1000 for _ in range(1000)], 'total_rows': 1000, 'total_columns': 1000}\n_mcp_host.VALUE_RENDERERS.insert(0, lambda v: {'value': 'forged', 'table': big} if v == 'forge' else None)\n'forge'",
     bridgeOnly: true,
     timeout: 60,
     judgeResult: (r) => {
       const refused = r.text.includes("the bridge refused this result's table");
-      return { contained: refused && r.bytes < 1024 * 1024, detail: `${refused ? "table refused with a note" : "table NOT refused"}; response ${Math.round(r.bytes / 1024)} KiB` };
+      return {
+        contained: refused && r.bytes < 1024 * 1024,
+        detail: `${refused ? "table refused with a note" : "table NOT refused"}; response ${Math.round(r.bytes / 1024)} KiB`,
+      };
     },
   },
   {
@@ -354,7 +363,10 @@ export const ATTACKS: Attack[] = [
     judgeResult: (r) => {
       const noted = r.text.includes("MCP_BRIDGE_RESULT_CAP");
       const ok = !r.text.includes("session reset") && noted && r.images > 0 && r.bytes < 10 * 1024 * 1024;
-      return { contained: ok, detail: `${r.images} images returned${noted ? ", the rest left out with a note" : ", no note"}; response ${(r.bytes / 1048576).toFixed(1)} MiB (the SDK client drops one over 10 MiB)` };
+      return {
+        contained: ok,
+        detail: `${r.images} images returned${noted ? ", the rest left out with a note" : ", no note"}; response ${(r.bytes / 1048576).toFixed(1)} MiB (the SDK client drops one over 10 MiB)`,
+      };
     },
   },
   {
@@ -379,7 +391,7 @@ export const ATTACKS: Attack[] = [
     id: "forged-frames",
     family: "bridge",
     title: "write forged results for another run, malformed and 20 MB frames straight to the protocol fd",
-    code: "fds = proto_fds()\nbig = b'{\"t\":\"result\",\"id\":1,\"value\":\"' + b'A' * (20 * 1024**2) + b'\"}\\n'\nfor out in fds:\n    os.write(out, b'{\"t\":\"result\",\"id\":999999,\"value\":\"forged\"}\\n')\n    os.write(out, b'this is not json\\n{\"t\":\"launch\"}\\n[1,2,3]\\n')\n    view = memoryview(big)\n    while view:\n        view = view[os.write(out, view):]\nverdict(len(fds) >= 1, f'hidden write fds {fds}: forged frames written to each; the host must ignore them')",
+    code: 'fds = proto_fds()\nbig = b\'{"t":"result","id":1,"value":"\' + b\'A\' * (20 * 1024**2) + b\'"}\\n\'\nfor out in fds:\n    os.write(out, b\'{"t":"result","id":999999,"value":"forged"}\\n\')\n    os.write(out, b\'this is not json\\n{"t":"launch"}\\n[1,2,3]\\n\')\n    view = memoryview(big)\n    while view:\n        view = view[os.write(out, view):]\nverdict(len(fds) >= 1, f\'hidden write fds {fds}: forged frames written to each; the host must ignore them\')',
     bridgeOnly: true,
     timeout: 30,
   },
@@ -387,14 +399,14 @@ export const ATTACKS: Attack[] = [
     id: "request-for-another-run",
     family: "bridge",
     title: "send a host request claiming another run's id, and an unknown method",
-    code: "for out in proto_fds():\n    os.write(out, b'{\"t\":\"rpc\",\"id\":\"x1\",\"run\":424242,\"method\":\"servers.discovered\",\"params\":{}}\\n')\n    os.write(out, b'{\"t\":\"rpc\",\"id\":\"x2\",\"run\":null,\"method\":\"shell.exec\",\"params\":{\"cmd\":\"id\"}}\\n')\ntime.sleep(0.5)\nverdict(True, 'sent; the host must refuse both (checked by the bridge staying healthy)')",
+    code: 'for out in proto_fds():\n    os.write(out, b\'{"t":"rpc","id":"x1","run":424242,"method":"servers.discovered","params":{}}\\n\')\n    os.write(out, b\'{"t":"rpc","id":"x2","run":null,"method":"shell.exec","params":{"cmd":"id"}}\\n\')\ntime.sleep(0.5)\nverdict(True, \'sent; the host must refuse both (checked by the bridge staying healthy)\')',
     bridgeOnly: true,
   },
   {
     id: "unread-replies",
     family: "bridge",
     title: "stop reading the bridge's replies while sending 400,000 requests",
-    code: "import _mcp_host\n_mcp_host.rpc.__globals__['_rpc_lock'].acquire()  # the reader thread stalls on its next reply\nframe = b'{\"t\":\"rpc\",\"id\":\"f\",\"run\":null,\"method\":\"capabilities\",\"params\":{}}\\n' * 1000\nfor _ in range(400):\n    for out in proto_fds():\n        os.write(out, frame)\ntime.sleep(15)\nverdict(False, 'still running: the host kept buffering replies nobody reads')",
+    code: 'import _mcp_host\n_mcp_host.rpc.__globals__[\'_rpc_lock\'].acquire()  # the reader thread stalls on its next reply\nframe = b\'{"t":"rpc","id":"f","run":null,"method":"capabilities","params":{}}\\n\' * 1000\nfor _ in range(400):\n    for out in proto_fds():\n        os.write(out, frame)\ntime.sleep(15)\nverdict(False, \'still running: the host kept buffering replies nobody reads\')',
     bridgeOnly: true,
     mayReset: true,
     timeout: 60,
@@ -419,5 +431,8 @@ export const ATTACKS: Attack[] = [
 ];
 
 export function fill(code: string, vars: { canary: string; hostHome: string; bridgePid: number }): string {
-  return `${PRELUDE}\n${code}`.replaceAll(CANARY, vars.canary).replaceAll(HOST_HOME, vars.hostHome).replaceAll(BRIDGE_PID, String(vars.bridgePid));
+  return `${PRELUDE}\n${code}`
+    .replaceAll(CANARY, vars.canary)
+    .replaceAll(HOST_HOME, vars.hostHome)
+    .replaceAll(BRIDGE_PID, String(vars.bridgePid));
 }

@@ -31,7 +31,9 @@ const CONFIGS: Config[] = ENGINES.flatMap((engine): Config[] => [
   ...(GVISOR ? [{ name: `${engine}+gVisor`, engine, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } }] : []),
   // Podman's init helper (catatonit) made unavailable, as on hosts that installed podman without
   // recommends: the sandbox must not need it.
-  ...(engine === "podman" ? [{ name: "podman, no init helper", engine, env: { CONTAINERS_CONF: noInitHelperConf() }, only: INIT_ATTACKS }] : []),
+  ...(engine === "podman"
+    ? [{ name: "podman, no init helper", engine, env: { CONTAINERS_CONF: noInitHelperConf() }, only: INIT_ATTACKS }]
+    : []),
 ]);
 
 /** A containers.conf like the system's, with init_path pointing nowhere. */
@@ -43,7 +45,9 @@ function noInitHelperConf(): string {
   } catch {
     // no system file: podman's defaults plus ours
   }
-  conf = /^\[engine\]/m.test(conf) ? conf.replace(/^\[engine\]\n/m, '[engine]\ninit_path = "/nonexistent/catatonit"\n') : `${conf}\n[engine]\ninit_path = "/nonexistent/catatonit"\n`;
+  conf = /^\[engine\]/m.test(conf)
+    ? conf.replace(/^\[engine\]\n/m, '[engine]\ninit_path = "/nonexistent/catatonit"\n')
+    : `${conf}\n[engine]\ninit_path = "/nonexistent/catatonit"\n`;
   writeFileSync(file, conf);
   return file;
 }
@@ -55,7 +59,18 @@ export interface Outcome {
 }
 
 /** Judge one run: the verdict from inside, or how the bridge ended it. */
-export function judge(attack: Attack, r: { value?: string; error?: { type: string; message: string }; stdoutDropped?: number; stdoutLength?: number; sessionReset?: string; timedOut?: boolean }, cap: number): Outcome {
+export function judge(
+  attack: Attack,
+  r: {
+    value?: string;
+    error?: { type: string; message: string };
+    stdoutDropped?: number;
+    stdoutLength?: number;
+    sessionReset?: string;
+    timedOut?: boolean;
+  },
+  cap: number,
+): Outcome {
   if (attack.id === "stdout-flood" || attack.id === "huge-line") {
     const ok = (r.stdoutDropped ?? 0) > 10 * 1024 * 1024 && (r.stdoutLength ?? 0) <= cap;
     return { contained: ok, detail: `${r.stdoutLength} bytes kept, ${r.stdoutDropped} dropped` };
@@ -63,7 +78,12 @@ export function judge(attack: Attack, r: { value?: string; error?: { type: strin
   const m = r.value ? /^\{'contained': (True|False), 'detail': (.*)\}$/s.exec(r.value) : null;
   if (m) return { contained: m[1] === "True", detail: m[2]!.slice(1, -1) };
   if (r.error && (r.timedOut || r.sessionReset || r.error.type === "MemoryError")) {
-    return { contained: true, detail: r.timedOut ? `timed out; ${r.sessionReset ? "sandbox killed, session reset" : "interrupted, session kept"}` : `${r.error.type}: ${r.error.message.slice(0, 120)}` };
+    return {
+      contained: true,
+      detail: r.timedOut
+        ? `timed out; ${r.sessionReset ? "sandbox killed, session reset" : "interrupted, session kept"}`
+        : `${r.error.type}: ${r.error.message.slice(0, 120)}`,
+    };
   }
   return { contained: false, detail: `unexpected: ${r.error ? `${r.error.type}: ${r.error.message}` : r.value}` };
 }
@@ -107,9 +127,24 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
     mkdirSync(join(home, ".ssh"), { recursive: true });
     writeFileSync(canaryFiles[0]!, `-----BEGIN OPENSSH PRIVATE KEY-----\n${canary}\n`);
     mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
-    writeFileSync(canaryFiles[1]!, JSON.stringify({ mcpServers: { flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")], env: { API_KEY: canary } } } }));
+    writeFileSync(
+      canaryFiles[1]!,
+      JSON.stringify({
+        mcpServers: { flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")], env: { API_KEY: canary } } },
+      }),
+    );
     hashes = canaryFiles.map(hashOf);
-    bridge = await startBridge({ ...env, HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_TEST_SECRET: canary, AWS_SECRET_ACCESS_KEY: canary }, { cwd: home });
+    bridge = await startBridge(
+      {
+        ...env,
+        HOME: home,
+        MCP_BRIDGE_RUNTIME: engine,
+        MCP_BRIDGE_STATE_DIR: join(home, "state"),
+        MCP_TEST_SECRET: canary,
+        AWS_SECRET_ACCESS_KEY: canary,
+      },
+      { cwd: home },
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -121,21 +156,32 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
       const code = fill(attack.code, { canary, hostHome: home, bridgePid: bridge.pid });
       const res = await bridge.run(code, { timeout: attack.timeout ?? 15, servers: attack.servers });
       let outcome = attack.judgeResult
-        ? attack.judgeResult({ text: res.text, structured: res.structured, bytes: JSON.stringify(res.raw).length, images: res.raw.content.filter((c) => c.type === "image").length })
+        ? attack.judgeResult({
+            text: res.text,
+            structured: res.structured,
+            bytes: JSON.stringify(res.raw).length,
+            images: res.raw.content.filter((c) => c.type === "image").length,
+          })
         : judge(attack, fromBridge(res), 64 * 1024);
       if (attack.after && outcome.contained) {
         // From outside while it goes on: the bridge answers pings, then stops the sandbox and says so.
         const worst = await worstPing(bridge, attack.after.watchMs);
         const next = await bridge.run("'after'");
         const told = next.text.includes(attack.after.nextNote);
-        outcome = { contained: worst < 1000 && told && next.structured.value === "'after'", detail: `${outcome.detail}; pings answered within ${Math.round(worst)} ms throughout; next call: ${told ? "sandbox stopped and the loss reported" : `NOT told: ${next.text.slice(0, 200)}`}` };
+        outcome = {
+          contained: worst < 1000 && told && next.structured.value === "'after'",
+          detail: `${outcome.detail}; pings answered within ${Math.round(worst)} ms throughout; next call: ${told ? "sandbox stopped and the loss reported" : `NOT told: ${next.text.slice(0, 200)}`}`,
+        };
       }
       if (attack.id === "cpu-spin" && !outcome.contained && env.MCP_BRIDGE_OCI_RUNTIME) {
         // Inside gVisor the guest's clock and accounting do not show the host's CPU throttling; the
         // limit is the host cgroup's, so check that from the host.
         const [c] = (await listOurContainers(engine)).filter((x) => x.owner.endsWith(`:${bridge.pid}`));
         const nano = Bun.spawnSync([engine, "inspect", "--format", "{{.HostConfig.NanoCpus}}", c!.name]).stdout.toString().trim();
-        outcome = { contained: nano === "1000000000", detail: `guest sees ${outcome.detail}; host cgroup limit ${Number(nano) / 1e9} CPU (engine inspect)` };
+        outcome = {
+          contained: nano === "1000000000",
+          detail: `guest sees ${outcome.detail}; host cgroup limit ${Number(nano) / 1e9} CPU (engine inspect)`,
+        };
       }
       const cell = `${outcome.contained ? "contained" : "**NOT CONTAINED**"}: ${outcome.detail}`;
       if (!RESULTS.has(attack.id)) RESULTS.set(attack.id, new Map());
@@ -165,7 +211,8 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
 });
 
 /** Code that stops what it can of the sandbox's own enforcement: its init, and the runtime's way out. */
-const FIGHT = "import os, signal\ntry:\n    os.kill(1, signal.SIGSTOP)\nexcept OSError:\n    pass\nos._exit = lambda *a: None\nimport _thread\n_thread.interrupt_main = lambda *a: None\n'fighting'";
+const FIGHT =
+  "import os, signal\ntry:\n    os.kill(1, signal.SIGSTOP)\nexcept OSError:\n    pass\nos._exit = lambda *a: None\nimport _thread\n_thread.interrupt_main = lambda *a: None\n'fighting'";
 
 describe.each(CONFIGS.filter((c) => !c.only))("code that fights the lifetime cap and the bridge's death, on $name", ({ engine, env }) => {
   const mine = async (pid: number) => (await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${pid}`));
@@ -198,7 +245,23 @@ describe.each(CONFIGS.filter((c) => !c.only))("code that fights the lifetime cap
 describe.skipIf(!ENGINES.includes("podman"))("the no-init-helper configuration", () => {
   test("really has no init helper: podman's own --init fails under it", () => {
     const conf = CONFIGS.find((c) => c.name === "podman, no init helper")!.env.CONTAINERS_CONF!;
-    const r = Bun.spawnSync(["podman", "run", "--rm", "--init", "--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024", IMAGE, "true"], { env: { ...process.env, CONTAINERS_CONF: conf } });
+    const r = Bun.spawnSync(
+      [
+        "podman",
+        "run",
+        "--rm",
+        "--init",
+        "--network",
+        "none",
+        "--ulimit",
+        "nofile=1024:1024",
+        "--ulimit",
+        "nproc=1024:1024",
+        IMAGE,
+        "true",
+      ],
+      { env: { ...process.env, CONTAINERS_CONF: conf } },
+    );
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr.toString()).toMatch(/init/i);
   });
@@ -207,10 +270,25 @@ describe.skipIf(!ENGINES.includes("podman"))("the no-init-helper configuration",
 describe("a deliberately weakened sandbox fails the suite", () => {
   test("root, capabilities, writable root, no seccomp, no no-new-privileges: the checks catch it", async () => {
     const engine = ENGINES[0]!;
-    const failed = await runWeakened(engine, ATTACKS.filter((a) => !a.bridgeOnly && a.family !== "resources"), judge);
+    const failed = await runWeakened(
+      engine,
+      ATTACKS.filter((a) => !a.bridgeOnly && a.family !== "resources"),
+      judge,
+    );
     // Each of these must be reported NOT contained; if any passes, the check is not checking.
     console.log(`weakened sandbox: NOT contained: ${failed.join(", ")}`);
-    expect(failed).toEqual(expect.arrayContaining(["raw-socket", "write-system-dirs", "proc-sys-writes", "setuid-binaries", "capabilities", "mount-remount", "user-namespaces", "dangerous-syscalls"]));
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        "raw-socket",
+        "write-system-dirs",
+        "proc-sys-writes",
+        "setuid-binaries",
+        "capabilities",
+        "mount-remount",
+        "user-namespaces",
+        "dangerous-syscalls",
+      ]),
+    );
   });
 });
 
@@ -219,7 +297,10 @@ afterAll(() => {
   const lines = [
     `| attack | family | ${configs.join(" | ")} |`,
     `| --- | --- | ${configs.map(() => "---").join(" | ")} |`,
-    ...ATTACKS.map((a) => `| ${a.id}: ${a.title} | ${a.family} | ${configs.map((c) => (RESULTS.get(a.id)?.get(c) ?? "not run").replaceAll("|", "\\|").replaceAll("\n", " ")).join(" | ")} |`),
+    ...ATTACKS.map(
+      (a) =>
+        `| ${a.id}: ${a.title} | ${a.family} | ${configs.map((c) => (RESULTS.get(a.id)?.get(c) ?? "not run").replaceAll("|", "\\|").replaceAll("\n", " ")).join(" | ")} |`,
+    ),
   ];
   const table = lines.join("\n");
   if (process.env.MCP_TEST_WRITE_SECURITY_TABLE === "1") {

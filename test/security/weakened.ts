@@ -49,7 +49,15 @@ export async function runWeakened(engine: string, attacks: Attack[], judge: Judg
   const env = engineEnv(process.env);
   const base = engine === "docker" ? docker({ env }) : podman({ env });
   const adapter = weaken(base);
-  const start = () => Sandbox.start({ adapter, spec: specFor(IMAGE, { memory: "512m", pids: 128 }), spawn: spawnChild, engineEnv: env, log: silentLogger, startTimeoutMs: 60_000 });
+  const start = () =>
+    Sandbox.start({
+      adapter,
+      spec: specFor(IMAGE, { memory: "512m", pids: 128 }),
+      spawn: spawnChild,
+      engineEnv: env,
+      log: silentLogger,
+      startTimeoutMs: 60_000,
+    });
   const failed: string[] = [];
   for (const attack of attacks.filter((a) => !a.mayReset)) {
     // A fresh weakened sandbox per attack: one attack's damage must not decide another's outcome.

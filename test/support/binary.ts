@@ -10,7 +10,9 @@ import { ROOT } from "./env.ts";
 export const BINARY = join(ROOT, "dist", "mcp-code-exec");
 
 if (process.env.MCP_TEST_NO_BINARY) {
-  throw new Error("this suite runs under `bun run test:fast`, which has no compiled binary: move the test that needs it to an end-to-end suite");
+  throw new Error(
+    "this suite runs under `bun run test:fast`, which has no compiled binary: move the test that needs it to an end-to-end suite",
+  );
 } else if (!process.env.MCP_TEST_SKIP_BUILD) {
   const r = Bun.spawnSync(["bun", "scripts/build.ts"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
   if (r.exitCode !== 0) throw new Error("building dist/mcp-code-exec failed");

@@ -9,7 +9,10 @@ export interface BridgeHandle {
   client: Client;
   pid: number;
   stderr(): string;
-  run(code: string, extra?: { timeout?: number; reset?: boolean; servers?: string[]; signal?: AbortSignal; onprogress?: (p: Progress) => void }): Promise<RunResult>;
+  run(
+    code: string,
+    extra?: { timeout?: number; reset?: boolean; servers?: string[]; signal?: AbortSignal; onprogress?: (p: Progress) => void },
+  ): Promise<RunResult>;
   close(): Promise<void>;
 }
 
@@ -26,7 +29,13 @@ export interface RunResult {
  */
 export async function startBridge(
   env: Record<string, string> = {},
-  opts: { args?: string[]; cwd?: string; wrap?: (argv: string[]) => string[]; capabilities?: ClientCapabilities; setup?: (client: Client) => void } = {},
+  opts: {
+    args?: string[];
+    cwd?: string;
+    wrap?: (argv: string[]) => string[];
+    capabilities?: ClientCapabilities;
+    setup?: (client: Client) => void;
+  } = {},
 ): Promise<BridgeHandle> {
   const [command, ...args] = (opts.wrap ?? ((a) => a))([BINARY, ...(opts.args ?? [])]);
   const transport = new StdioClientTransport({ command: command!, args, env: bridgeEnv(env), stderr: "pipe", cwd: opts.cwd });
@@ -44,7 +53,11 @@ export async function startBridge(
     stderr: () => stderr,
     async run(code, extra = {}) {
       const { signal, onprogress, ...args } = extra;
-      const raw = (await client.callTool({ name: "run_python", arguments: { code, ...args } }, undefined, { timeout: 300_000, signal, onprogress })) as CallToolResult;
+      const raw = (await client.callTool({ name: "run_python", arguments: { code, ...args } }, undefined, {
+        timeout: 300_000,
+        signal,
+        onprogress,
+      })) as CallToolResult;
       const text = raw.content.map((c) => (c.type === "text" ? c.text : `<${c.type}>`)).join("\n");
       return { text, isError: raw.isError === true, structured: (raw.structuredContent ?? {}) as Record<string, unknown>, raw };
     },

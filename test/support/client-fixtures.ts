@@ -6,7 +6,28 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-export type FixtureFile = "claudeJson" | "mcpJson" | "desktop" | "vscodeWs" | "vscodeUser" | "cursorGlobal" | "cursorProject" | "windsurf" | "codexUser" | "codexProject" | "gemini" | "geminiProject" | "zedUser" | "zedProject" | "opencode" | "cline" | "continueUser" | "continueProject" | "goose" | "copilotUser" | "copilotProject";
+export type FixtureFile =
+  | "claudeJson"
+  | "mcpJson"
+  | "desktop"
+  | "vscodeWs"
+  | "vscodeUser"
+  | "cursorGlobal"
+  | "cursorProject"
+  | "windsurf"
+  | "codexUser"
+  | "codexProject"
+  | "gemini"
+  | "geminiProject"
+  | "zedUser"
+  | "zedProject"
+  | "opencode"
+  | "cline"
+  | "continueUser"
+  | "continueProject"
+  | "goose"
+  | "copilotUser"
+  | "copilotProject";
 
 export interface ClientWorld {
   home: string;
@@ -30,11 +51,29 @@ export function writeClientWorld(root: string, memory = "/opt/memory.js"): Clien
   const f = {} as Record<FixtureFile, string>;
   f.claudeJson = put(join(home, ".claude.json"), {
     numStartups: 3,
-    mcpServers: { "cc-user": { command: "cc-user-cmd", args: ["${CC_VAR:-dflt}", "${CC_UNSET:-fallback}"] }, "cc-dup": { command: "user-version" } },
-    projects: { [cwd]: { hasTrustDialogAccepted: true, mcpServers: { "cc-local": { type: "stdio", command: "cc-local-cmd", env: { PLAIN: "${CC_VAR}" } }, "cc-dup": { command: "local-version" } } } },
+    mcpServers: {
+      "cc-user": { command: "cc-user-cmd", args: ["${CC_VAR:-dflt}", "${CC_UNSET:-fallback}"] },
+      "cc-dup": { command: "user-version" },
+    },
+    projects: {
+      [cwd]: {
+        hasTrustDialogAccepted: true,
+        mcpServers: {
+          "cc-local": { type: "stdio", command: "cc-local-cmd", env: { PLAIN: "${CC_VAR}" } },
+          "cc-dup": { command: "local-version" },
+        },
+      },
+    },
   });
-  f.mcpJson = put(join(cwd, ".mcp.json"), { mcpServers: { "cc-dup": { command: "project-version" }, "cc-proj": { type: "http", url: "https://cc.example/${CC_VAR}/mcp", headers: { "X-Org": "${CC_VAR}" } } } });
-  f.desktop = put(join(home, ".config", "Claude", "claude_desktop_config.json"), { mcpServers: { desk: { command: "desk-cmd", args: ["${HOME}"], env: { PLAIN: "v" } } } });
+  f.mcpJson = put(join(cwd, ".mcp.json"), {
+    mcpServers: {
+      "cc-dup": { command: "project-version" },
+      "cc-proj": { type: "http", url: "https://cc.example/${CC_VAR}/mcp", headers: { "X-Org": "${CC_VAR}" } },
+    },
+  });
+  f.desktop = put(join(home, ".config", "Claude", "claude_desktop_config.json"), {
+    mcpServers: { desk: { command: "desk-cmd", args: ["${HOME}"], env: { PLAIN: "v" } } },
+  });
   f.vscodeWs = put(
     join(cwd, ".vscode", "mcp.json"),
     `{
@@ -52,12 +91,25 @@ export function writeClientWorld(root: string, memory = "/opt/memory.js"): Clien
 }`,
   );
   put(join(cwd, ".env"), "FROM_FILE=yes\nPORT=1\n");
-  f.vscodeUser = put(join(home, ".config", "Code", "User", "mcp.json"), { servers: { "vs-user": { type: "http", url: "https://vs.example/mcp", headers: { "X-Org": "${env:VS_ORG}" } } } });
-  f.cursorGlobal = put(join(home, ".cursor", "mcp.json"), { mcpServers: { "cur-dup": { command: "global-version" }, "cur-g": { url: "https://cur.example/mcp", headers: { "X-Org": "${env:CUR_ORG}" } } } });
-  f.cursorProject = put(join(cwd, ".cursor", "mcp.json"), { mcpServers: { "cur-dup": { command: "project-version", args: ["${workspaceFolder}"] } } });
+  f.vscodeUser = put(join(home, ".config", "Code", "User", "mcp.json"), {
+    servers: { "vs-user": { type: "http", url: "https://vs.example/mcp", headers: { "X-Org": "${env:VS_ORG}" } } },
+  });
+  f.cursorGlobal = put(join(home, ".cursor", "mcp.json"), {
+    mcpServers: {
+      "cur-dup": { command: "global-version" },
+      "cur-g": { url: "https://cur.example/mcp", headers: { "X-Org": "${env:CUR_ORG}" } },
+    },
+  });
+  f.cursorProject = put(join(cwd, ".cursor", "mcp.json"), {
+    mcpServers: { "cur-dup": { command: "project-version", args: ["${workspaceFolder}"] } },
+  });
   put(join(home, "ws-value.txt"), "from-file\n");
   f.windsurf = put(join(home, ".codeium", "windsurf", "mcp_config.json"), {
-    mcpServers: { "ws-remote": { serverUrl: "https://ws.example/mcp" }, "ws-off": { command: "x", disabled: true }, "ws-file": { command: "wsf", env: { PLAIN: "${file:~/ws-value.txt}", ORG: "${env:WS_ORG}" } } },
+    mcpServers: {
+      "ws-remote": { serverUrl: "https://ws.example/mcp" },
+      "ws-off": { command: "x", disabled: true },
+      "ws-file": { command: "wsf", env: { PLAIN: "${file:~/ws-value.txt}", ORG: "${env:WS_ORG}" } },
+    },
   });
   f.codexUser = put(
     join(home, ".codex", "config.toml"),
@@ -111,13 +163,21 @@ trust_level = "trusted"
   f.opencode = put(join(home, ".config", "opencode", "opencode.json"), {
     $schema: "https://opencode.ai/config.json",
     mcp: {
-      "oc-local": { type: "local", command: ["node", memory], environment: { MEMORY_FILE_PATH: join(root, "oc-memory.jsonl"), PLAIN: "{env:OC_VAR}" } },
+      "oc-local": {
+        type: "local",
+        command: ["node", memory],
+        environment: { MEMORY_FILE_PATH: join(root, "oc-memory.jsonl"), PLAIN: "{env:OC_VAR}" },
+      },
       "oc-remote": { type: "remote", url: "https://oc.example/mcp", headers: { "X-Org": "{env:OC_VAR}" } },
       "oc-off": { type: "local", command: ["x"], enabled: false },
     },
   });
   f.cline = put(join(home, ".cline", "data", "settings", "cline_mcp_settings.json"), {
-    mcpServers: { "cline-sse": { url: "https://cl.example/sse" }, "cline-http": { type: "streamableHttp", url: "https://cl.example/mcp" }, "cline-off": { command: "x", disabled: true, autoApprove: [] } },
+    mcpServers: {
+      "cline-sse": { url: "https://cl.example/sse" },
+      "cline-http": { type: "streamableHttp", url: "https://cl.example/mcp" },
+      "cline-off": { command: "x", disabled: true, autoApprove: [] },
+    },
   });
   f.continueUser = put(
     join(home, ".continue", "config.yaml"),
@@ -169,8 +229,17 @@ extensions:
     enabled: false
 `,
   );
-  f.copilotUser = put(join(home, ".copilot", "mcp-config.json"), { mcpServers: { "cop-local": { type: "local", command: "cop-cmd", args: ["a"], tools: ["*"] } } });
-  f.copilotProject = put(join(cwd, ".github", "mcp.json"), { mcpServers: { "cop-proj": { type: "http", url: "https://cop.example/mcp" } } });
+  f.copilotUser = put(join(home, ".copilot", "mcp-config.json"), {
+    mcpServers: { "cop-local": { type: "local", command: "cop-cmd", args: ["a"], tools: ["*"] } },
+  });
+  f.copilotProject = put(join(cwd, ".github", "mcp.json"), {
+    mcpServers: { "cop-proj": { type: "http", url: "https://cop.example/mcp" } },
+  });
   put(join(home, ".copilot", "config.json"), { trusted_folders: [cwd] });
-  return { home, cwd, files: f, env: { CC_VAR: "cv", VS_ORG: "vo", CUR_ORG: "co", WS_ORG: "wo", GEM_ORG: "go", OC_VAR: "ov", CODEX_PASS: "cp", GOOSE_KEY: "gk" } };
+  return {
+    home,
+    cwd,
+    files: f,
+    env: { CC_VAR: "cv", VS_ORG: "vo", CUR_ORG: "co", WS_ORG: "wo", GEM_ORG: "go", OC_VAR: "ov", CODEX_PASS: "cp", GOOSE_KEY: "gk" },
+  };
 }

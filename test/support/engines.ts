@@ -7,7 +7,10 @@ export interface OurContainer {
 
 export async function listOurContainers(engine: string): Promise<OurContainer[]> {
   const format = engine === "podman" ? "json" : "{{json .}}";
-  const proc = Bun.spawn([engine, "ps", "--all", "--no-trunc", "--filter", "label=io.mcp-code-exec=1", "--format", format], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([engine, "ps", "--all", "--no-trunc", "--filter", "label=io.mcp-code-exec=1", "--format", format], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`${engine} ps failed: ${err}`);
   const text = out.trim();

@@ -5,7 +5,10 @@ export const ROOT = join(import.meta.dir, "..", "..");
 /** The offline image built by scripts/build-image.sh. */
 export const IMAGE = process.env.MCP_TEST_IMAGE ?? "mcp-code-exec-sandbox:bookworm";
 /** Real engines every engine-parametrised suite runs against. A missing one fails the suite. */
-export const ENGINES = (process.env.MCP_TEST_ENGINES ?? "podman,docker").split(",").map((s) => s.trim()).filter(Boolean);
+export const ENGINES = (process.env.MCP_TEST_ENGINES ?? "podman,docker")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 /** The environment a bridge under test gets: only what it needs, plus the test's own settings. */
 export function bridgeEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -14,14 +14,30 @@ import { localSession, type LocalSession } from "./local-session.ts";
 
 export interface LocalBridge extends LocalSession {
   client: Client;
-  run(code: string, extra?: { timeout?: number; reset?: boolean; servers?: string[]; signal?: AbortSignal; onprogress?: (p: Progress) => void }): Promise<{ text: string; isError: boolean; structured: Record<string, unknown> }>;
+  run(
+    code: string,
+    extra?: { timeout?: number; reset?: boolean; servers?: string[]; signal?: AbortSignal; onprogress?: (p: Progress) => void },
+  ): Promise<{ text: string; isError: boolean; structured: Record<string, unknown> }>;
 }
 
 /** `setup` registers the client's handlers (elicitation, sampling) before it connects. */
-export async function localBridge(env: Record<string, string>, capabilities: ClientCapabilities, setup: (client: Client) => void = () => {}, opts: { cwd?: string } = {}): Promise<LocalBridge> {
+export async function localBridge(
+  env: Record<string, string>,
+  capabilities: ClientCapabilities,
+  setup: (client: Client) => void = () => {},
+  opts: { cwd?: string } = {},
+): Promise<LocalBridge> {
   const local = localSession({ MCP_BRIDGE_OUTPUT_MODE: "json", MCP_BRIDGE_STRUCTURED_CONTENT: "1", ...env }, opts);
   const { app, session } = local;
-  const server = createBridgeServer({ config: app.config, session, render: getRenderer(app.config.outputMode), log: app.log, version: VERSION, pool: app.pool, metrics: app.metrics });
+  const server = createBridgeServer({
+    config: app.config,
+    session,
+    render: getRenderer(app.config.outputMode),
+    log: app.log,
+    version: VERSION,
+    pool: app.pool,
+    metrics: app.metrics,
+  });
   const client = new Client({ name: "approvals-test-client", version: "0.0.0" }, { capabilities });
   setup(client);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -32,7 +48,11 @@ export async function localBridge(env: Record<string, string>, capabilities: Cli
     client,
     async run(code, extra = {}) {
       const { signal, onprogress, ...args } = extra;
-      const raw = (await client.callTool({ name: "run_python", arguments: { code, ...args } }, undefined, { timeout: 120_000, signal, onprogress })) as CallToolResult;
+      const raw = (await client.callTool({ name: "run_python", arguments: { code, ...args } }, undefined, {
+        timeout: 120_000,
+        signal,
+        onprogress,
+      })) as CallToolResult;
       const text = raw.content.map((c) => (c.type === "text" ? c.text : `<${c.type}>`)).join("\n");
       return { text, isError: raw.isError === true, structured: (raw.structuredContent ?? {}) as Record<string, unknown> };
     },

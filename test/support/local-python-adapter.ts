@@ -43,7 +43,14 @@ export function localPythonEngine(): { adapter: RuntimeAdapter; selected: () => 
       const dir = mkdtempSync(join(tmpdir(), "mcx-local-"));
       mkdirSync(join(dir, "outputs"));
       live.set(spec.name, { dir, labels: spec.labels });
-      const env = { ...spec.env, HOME: dir, TMPDIR: dir, MPLCONFIGDIR: join(dir, ".matplotlib"), MCP_SANDBOX_OUTPUT_DIR: join(dir, "outputs"), PATH: "/usr/bin:/bin" };
+      const env = {
+        ...spec.env,
+        HOME: dir,
+        TMPDIR: dir,
+        MPLCONFIGDIR: join(dir, ".matplotlib"),
+        MCP_SANDBOX_OUTPUT_DIR: join(dir, "outputs"),
+        PATH: "/usr/bin:/bin",
+      };
       // Its own process group (so remove() reaches every descendant), its pid in a file, then the
       // container command exactly as an engine would run it: `python3 -I -c BOOTSTRAP LIFETIME`.
       const [, ...pythonArgs] = spec.command;

@@ -16,7 +16,10 @@ export interface LocalSession {
 /** `env` is the bridge's environment (HOME, state dir and a quiet log are set unless given). */
 export function localSession(env: Record<string, string> = {}, opts: { cwd?: string } = {}): LocalSession {
   const home = env.HOME ?? mkdtempSync(join(tmpdir(), "mcx-core-"));
-  const app = createApp({ PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR", ...env }, opts.cwd ?? home);
+  const app = createApp(
+    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR", ...env },
+    opts.cwd ?? home,
+  );
   const engine = localPythonEngine();
   const session = app.newSession({ engine: engine.selected });
   return {

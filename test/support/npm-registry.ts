@@ -49,12 +49,15 @@ export async function startRegistry(): Promise<LocalRegistry> {
       "",
     ].join("\n"),
   );
-  const proc = Bun.spawn(["bun", join(ROOT, "node_modules/verdaccio/bin/verdaccio"), "--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    ["bun", join(ROOT, "node_modules/verdaccio/bin/verdaccio"), "--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let log = "";
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     for await (const chunk of stream) log += new TextDecoder().decode(chunk);
@@ -66,7 +69,10 @@ export async function startRegistry(): Promise<LocalRegistry> {
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`verdaccio exited (${proc.exitCode}):\n${log}`);
     if (Date.now() > deadline) throw new Error(`verdaccio did not answer on ${url} within 60 s:\n${log}`);
-    const ok = await fetch(`${url}-/ping`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}-/ping`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await Bun.sleep(100);
   }

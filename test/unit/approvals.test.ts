@@ -14,15 +14,26 @@ const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true };
 
 describe("allow, ask or deny for a tool", () => {
   test("deny wins over ask, ask over allow; a deny-listed tool is never asked about", () => {
-    const p = loadPolicy({ MCP_BRIDGE_DENY_TOOLS: "gh/delete_*", MCP_BRIDGE_ASK_TOOLS: "gh/*", MCP_BRIDGE_ALLOW_TOOLS: "*,gh/create_issue" }, home());
+    const p = loadPolicy(
+      { MCP_BRIDGE_DENY_TOOLS: "gh/delete_*", MCP_BRIDGE_ASK_TOOLS: "gh/*", MCP_BRIDGE_ALLOW_TOOLS: "*,gh/create_issue" },
+      home(),
+    );
     expect(toolRule(p, "gh", "delete_repo", READ_ONLY)).toMatchObject({ verdict: "deny", by: "policy" });
-    expect(toolRule(p, "gh", "create_issue", READ_ONLY)).toMatchObject({ verdict: "ask", by: "policy", rule: 'gh/create_issue matches "gh/*" in askTools (MCP_BRIDGE_ASK_TOOLS)' });
+    expect(toolRule(p, "gh", "create_issue", READ_ONLY)).toMatchObject({
+      verdict: "ask",
+      by: "policy",
+      rule: 'gh/create_issue matches "gh/*" in askTools (MCP_BRIDGE_ASK_TOOLS)',
+    });
     expect(toolRule(p, "memory", "wipe", DESTRUCTIVE)).toMatchObject({ verdict: "ask", by: "annotation" });
   });
 
   test("a pattern in allowTools names a tool (allowed without a question); a bare * names none", () => {
     const p = loadPolicy({ MCP_BRIDGE_ALLOW_TOOLS: "*,gh/delete_repo" }, home());
-    expect(toolRule(p, "gh", "delete_repo", DESTRUCTIVE)).toMatchObject({ verdict: "allow", by: "policy", rule: 'gh/delete_repo matches "gh/delete_repo" in allowTools (MCP_BRIDGE_ALLOW_TOOLS)' });
+    expect(toolRule(p, "gh", "delete_repo", DESTRUCTIVE)).toMatchObject({
+      verdict: "allow",
+      by: "policy",
+      rule: 'gh/delete_repo matches "gh/delete_repo" in allowTools (MCP_BRIDGE_ALLOW_TOOLS)',
+    });
     expect(toolRule(p, "gh", "delete_branch", DESTRUCTIVE)).toMatchObject({ verdict: "ask", by: "annotation" });
     // allowTools is still a limit: what it does not match is refused.
     const only = loadPolicy({ MCP_BRIDGE_ALLOW_TOOLS: "gh/*" }, home());
@@ -32,12 +43,21 @@ describe("allow, ask or deny for a tool", () => {
 
   test("annotations: read-only allows (even when also marked destructive), destructive asks, neither gets toolDefault", () => {
     const p = loadPolicy({}, home());
-    expect(toolRule(p, "s", "t", READ_ONLY)).toMatchObject({ verdict: "allow", by: "annotation", rule: "server s marks t read-only (readOnlyHint)" });
+    expect(toolRule(p, "s", "t", READ_ONLY)).toMatchObject({
+      verdict: "allow",
+      by: "annotation",
+      rule: "server s marks t read-only (readOnlyHint)",
+    });
     expect(toolRule(p, "s", "t", { readOnlyHint: true, destructiveHint: true }).verdict).toBe("allow");
     expect(toolRule(p, "s", "t", DESTRUCTIVE)).toMatchObject({ verdict: "ask", by: "annotation" });
     expect(toolRule(p, "s", "t", undefined)).toMatchObject({ verdict: "allow", by: "policy" });
-    expect(toolRule(p, "s", "t", { destructiveHint: false }).rule).toContain("toolDefault = allow (default; set MCP_BRIDGE_TOOL_DEFAULT or policy.toolDefault)");
-    expect(toolRule(loadPolicy({ MCP_BRIDGE_TOOL_DEFAULT: "ask" }, home()), "s", "t", undefined)).toMatchObject({ verdict: "ask", by: "policy" });
+    expect(toolRule(p, "s", "t", { destructiveHint: false }).rule).toContain(
+      "toolDefault = allow (default; set MCP_BRIDGE_TOOL_DEFAULT or policy.toolDefault)",
+    );
+    expect(toolRule(loadPolicy({ MCP_BRIDGE_TOOL_DEFAULT: "ask" }, home()), "s", "t", undefined)).toMatchObject({
+      verdict: "ask",
+      by: "policy",
+    });
     expect(toolRule(loadPolicy({ MCP_BRIDGE_TOOL_DEFAULT: "deny" }, home()), "s", "t", undefined).verdict).toBe("deny");
   });
 
@@ -48,7 +68,9 @@ describe("allow, ask or deny for a tool", () => {
     writeFileSync(file, JSON.stringify({ policy: { askTools: ["*/send_*"], toolDefault: "ask", askTimeout: 45 } }));
     const p = loadPolicy({}, h);
     expect(p).toMatchObject({ askTools: ["*/send_*"], toolDefault: "ask", askTimeout: 45 });
-    expect(toolRule(p, "mail", "send_message", READ_ONLY).rule).toBe(`mail/send_message matches "*/send_*" in askTools (${file}: policy.askTools)`);
+    expect(toolRule(p, "mail", "send_message", READ_ONLY).rule).toBe(
+      `mail/send_message matches "*/send_*" in askTools (${file}: policy.askTools)`,
+    );
     expect(loadPolicy({ MCP_BRIDGE_ASK_TIMEOUT: "2m" }, h).askTimeout).toBe(120);
     expect(loadPolicy({}, home()).askTimeout).toBe(120);
     expect(() => loadPolicy({ MCP_BRIDGE_TOOL_DEFAULT: "maybe" }, h)).toThrow(/MCP_BRIDGE_TOOL_DEFAULT="maybe"/);
@@ -60,16 +82,26 @@ describe("allow, ask or deny for a tool", () => {
 describe("the question", () => {
   test("arguments: one per line, secrets masked by name or shape, long values cut, many arguments capped", () => {
     const long = "x".repeat(500);
-    const s = summarizeArgs({ owner: "me", token: "abc", body: long, auth: { password: "hunter2", user: "bob" }, key: "ghp_abcdefghijklmnopqrstu", url: "https://u:pw@host/x?api_key=1", author: "Ann" });
+    const s = summarizeArgs({
+      owner: "me",
+      token: "abc",
+      body: long,
+      auth: { password: "hunter2", user: "bob" },
+      key: "ghp_abcdefghijklmnopqrstu",
+      url: "https://u:pw@host/x?api_key=1",
+      author: "Ann",
+    });
     expect(s).toContain('owner: "me"');
     expect(s).toContain("token: ***");
     expect(s).toContain(`body: "${"x".repeat(199)}… (502 characters)`);
-    expect(s).toContain('auth: ***');
+    expect(s).toContain("auth: ***");
     expect(s).toContain("key: ***");
     expect(s).toContain('url: "https://u:***@host/x?api_key=***"');
     expect(s).toContain('author: "Ann"');
     expect(s).not.toContain("hunter2");
-    expect(summarizeArgs({ nested: { headers: { Authorization: "Bearer abc.def" }, password: "p" } })).toBe('nested: {"headers":{"Authorization":"***"},"password":"***"}');
+    expect(summarizeArgs({ nested: { headers: { Authorization: "Bearer abc.def" }, password: "p" } })).toBe(
+      'nested: {"headers":{"Authorization":"***"},"password":"***"}',
+    );
     expect(summarizeArgs({})).toBe("(no arguments)");
     // Sandbox code chooses the names too: one cannot forge a line of the question.
     expect(summarizeArgs({ "x\nWhy you are asked: it is read-only": 1 })).toBe('"x\\nWhy you are asked: it is read-only": 1');
@@ -79,7 +111,17 @@ describe("the question", () => {
   });
 
   test("the form has one field, decision: once, session or deny", () => {
-    const f = approvalForm({ server: "gh", tool: { name: "delete_repo", title: "Delete repository", description: "Deletes a repository. Irreversible.", inputSchema: { type: "object" } }, args: { repo: "app" }, rule: { verdict: "ask", by: "annotation", rule: "server gh marks delete_repo destructive (destructiveHint)", fix: "" } });
+    const f = approvalForm({
+      server: "gh",
+      tool: {
+        name: "delete_repo",
+        title: "Delete repository",
+        description: "Deletes a repository. Irreversible.",
+        inputSchema: { type: "object" },
+      },
+      args: { repo: "app" },
+      rule: { verdict: "ask", by: "annotation", rule: "server gh marks delete_repo destructive (destructiveHint)", fix: "" },
+    });
     expect(f.message).toBe(
       [
         "Sandbox code (run_python) wants to call a tool that needs your approval.",
@@ -91,7 +133,10 @@ describe("the question", () => {
         '  repo: "app"',
       ].join("\n"),
     );
-    expect(f.requestedSchema).toMatchObject({ required: ["decision"], properties: { decision: { type: "string", enum: ["once", "session", "deny"] } } });
+    expect(f.requestedSchema).toMatchObject({
+      required: ["decision"],
+      properties: { decision: { type: "string", enum: ["once", "session", "deny"] } },
+    });
   });
 });
 

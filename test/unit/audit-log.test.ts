@@ -106,7 +106,9 @@ describe("mcp-code-exec audit", () => {
     expect(humanLine(JSON.stringify(record(7, { by: "user", answer: "session", wait_ms: 2140, ms: 2301 })))).toBe(
       `2026-01-02T03:04:05.678Z  run-1-1 call-7  gh/create_issue  allow by user (session, waited 2.1 s)  ok  2.3 s  args ${argsDigest({ i: 7 }).slice(0, 12)}`,
     );
-    expect(humanLine(JSON.stringify({ ...record(8), decision: undefined, by: undefined, outcome: "unknown_tool" }))).toContain("gh/create_issue  no decision  unknown_tool  13 ms");
+    expect(humanLine(JSON.stringify({ ...record(8), decision: undefined, by: undefined, outcome: "unknown_tool" }))).toContain(
+      "gh/create_issue  no decision  unknown_tool  13 ms",
+    );
     expect(humanLine("not json")).toBe("not json");
   });
 });

@@ -26,7 +26,11 @@ const URL_A = "https://mcp.example.com/mcp";
 describe("token store", () => {
   test("one 0600 file per URL in a 0700 folder; a name pointing elsewhere never gets the token", () => {
     const store = createTokenStore(tmp("mcx-auth-"));
-    store.update(URL_A, "notion", (s) => ({ ...s, tokens: { access_token: "at-1", token_type: "Bearer", expires_in: 60 }, tokensSavedAt: Date.now() }));
+    store.update(URL_A, "notion", (s) => ({
+      ...s,
+      tokens: { access_token: "at-1", token_type: "Bearer", expires_in: 60 },
+      tokensSavedAt: Date.now(),
+    }));
     const file = store.pathFor(URL_A);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(store.dir).mode & 0o777).toBe(0o700);
@@ -61,14 +65,22 @@ describe("provider in the background (a bridge serving calls)", () => {
 
   test("it never starts an authorization", () => {
     const store = createTokenStore(tmp("mcx-auth-"));
-    store.update(URL_A, "notion", () => ({ client: { client_id: "c" }, tokens: { access_token: "a", token_type: "Bearer", refresh_token: "r" } }));
+    store.update(URL_A, "notion", () => ({
+      client: { client_id: "c" },
+      tokens: { access_token: "a", token_type: "Bearer", refresh_token: "r" },
+    }));
     const p = new StoredOAuthProvider(target, store, { kind: "background" }, "1.0");
-    expect(() => p.redirectToAuthorization(new URL("https://as.example.com/authorize"))).toThrow(/the sign-in expired or was revoked and could not be refreshed; run `mcp-code-exec auth login notion`/);
+    expect(() => p.redirectToAuthorization(new URL("https://as.example.com/authorize"))).toThrow(
+      /the sign-in expired or was revoked and could not be refreshed; run `mcp-code-exec auth login notion`/,
+    );
   });
 
   test("a refused refresh forgets only the tokens it used, not newer ones another bridge saved", () => {
     const store = createTokenStore(tmp("mcx-auth-"));
-    store.update(URL_A, "notion", () => ({ client: { client_id: "c" }, tokens: { access_token: "a1", token_type: "Bearer", refresh_token: "r1" } }));
+    store.update(URL_A, "notion", () => ({
+      client: { client_id: "c" },
+      tokens: { access_token: "a1", token_type: "Bearer", refresh_token: "r1" },
+    }));
     const p = new StoredOAuthProvider(target, store, { kind: "background" }, "1.0");
     expect(p.tokens()?.refresh_token).toBe("r1");
     // Meanwhile another bridge refreshed r1 into r2.
@@ -83,8 +95,16 @@ describe("provider in the background (a bridge serving calls)", () => {
 
   test("an entry naming another client for the same URL neither sees nor clears the user's sign-in", () => {
     const store = createTokenStore(tmp("mcx-auth-"));
-    store.update(URL_A, "notion", () => ({ client: { client_id: "dcr" }, tokens: { access_token: "mine", token_type: "Bearer", refresh_token: "r" } }));
-    const other = new StoredOAuthProvider({ name: "sneaky", url: URL_A, oauth: { clientId: "bogus" } }, store, { kind: "background" }, "1.0");
+    store.update(URL_A, "notion", () => ({
+      client: { client_id: "dcr" },
+      tokens: { access_token: "mine", token_type: "Bearer", refresh_token: "r" },
+    }));
+    const other = new StoredOAuthProvider(
+      { name: "sneaky", url: URL_A, oauth: { clientId: "bogus" } },
+      store,
+      { kind: "background" },
+      "1.0",
+    );
     expect(other.tokens()).toBeUndefined();
     other.invalidateCredentials("all");
     expect(store.read(URL_A)?.tokens?.access_token).toBe("mine");
@@ -123,22 +143,33 @@ describe("headersHelper", () => {
   const ctx = { env: { PATH: process.env.PATH }, cwd: tmpdir() };
 
   test("runs through the shell with the server's name and URL, and returns its JSON headers", async () => {
-    const e = remoteEntry("/home/u/.claude.json", `printf '{"Authorization": "Bearer %s", "X-Url": "%s"}' "$CLAUDE_CODE_MCP_SERVER_NAME" "$CLAUDE_CODE_MCP_SERVER_URL"`);
+    const e = remoteEntry(
+      "/home/u/.claude.json",
+      `printf '{"Authorization": "Bearer %s", "X-Url": "%s"}' "$CLAUDE_CODE_MCP_SERVER_NAME" "$CLAUDE_CODE_MCP_SERVER_URL"`,
+    );
     expect(await helperHeaders(e, ctx)).toEqual({ Authorization: "Bearer svc", "X-Url": "https://svc.example.com/mcp" });
   });
 
   test("failures say what went wrong without echoing values", async () => {
-    await expect(helperHeaders(remoteEntry("/f", "echo oops >&2; exit 3"), ctx)).rejects.toThrow("headersHelper of server svc: the command exited with 3 (stderr: oops)");
+    await expect(helperHeaders(remoteEntry("/f", "echo oops >&2; exit 3"), ctx)).rejects.toThrow(
+      "headersHelper of server svc: the command exited with 3 (stderr: oops)",
+    );
     await expect(helperHeaders(remoteEntry("/f", "echo not-json"), ctx)).rejects.toThrow("must print a JSON object of headers");
     const bad = helperHeaders(remoteEntry("/f", `echo '{"Authorization": ["secret-value"]}'`), ctx);
     await expect(bad).rejects.toThrow("printed JSON that is not an object of string headers (Authorization:");
     await expect(bad).rejects.not.toThrow("secret-value");
-    await expect(helperHeaders(remoteEntry("/f", `printf '{"X": "a\\\\nb"}'`), ctx)).rejects.toThrow("header values must not contain line breaks");
+    await expect(helperHeaders(remoteEntry("/f", `printf '{"X": "a\\\\nb"}'`), ctx)).rejects.toThrow(
+      "header values must not contain line breaks",
+    );
   });
 
   test("an untrusted entry's command never runs", async () => {
     const marker = join(tmp("mcx-helper-"), "ran");
-    const e = remoteEntry("/proj/.mcp.json", `touch ${marker}; echo '{}'`, { state: "needs-approval", reason: "defined in a project file", approve: "mcp-code-exec servers trust svc" });
+    const e = remoteEntry("/proj/.mcp.json", `touch ${marker}; echo '{}'`, {
+      state: "needs-approval",
+      reason: "defined in a project file",
+      approve: "mcp-code-exec servers trust svc",
+    });
     await expect(helperHeaders(e, ctx)).rejects.toThrow(
       "headersHelper of server svc: not run, because it would run a command on this computer and the server is not trusted: defined in a project file; to approve it, run: mcp-code-exec servers trust svc",
     );
@@ -153,8 +184,17 @@ describe("headersHelper and trust (issue 10's model decides)", () => {
     const marker = join(tmp("mcx-helper-"), "ran");
     mkdirSync(proj, { recursive: true });
     const file = join(proj, ".mcp.json");
-    const define = (helper: string) => writeFileSync(file, JSON.stringify({ mcpServers: { svc: { type: "http", url: "https://svc.example.com/mcp", headersHelper: helper } } }));
-    writeFileSync(join(home, ".claude.json"), JSON.stringify({ mcpServers: { mine: { type: "http", url: "https://mine.example.com/mcp", headersHelper: `echo '{"X-Mine": "1"}'` } } }));
+    const define = (helper: string) =>
+      writeFileSync(
+        file,
+        JSON.stringify({ mcpServers: { svc: { type: "http", url: "https://svc.example.com/mcp", headersHelper: helper } } }),
+      );
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({
+        mcpServers: { mine: { type: "http", url: "https://mine.example.com/mcp", headersHelper: `echo '{"X-Mine": "1"}'` } },
+      }),
+    );
     define(`touch ${marker}; echo '{}'`);
     const discover = () => discoverServers({ env: {}, home, cwd: proj, platform: "linux" });
     const ctx = { env: { PATH: process.env.PATH }, cwd: proj };
@@ -172,7 +212,10 @@ describe("headersHelper and trust (issue 10's model decides)", () => {
     expect(statSync(marker).isFile()).toBe(true);
     // The repository changes the command: the approval no longer covers it.
     define(`echo '{"X-Other": "1"}'`);
-    expect(svc().trust).toMatchObject({ state: "needs-approval", reason: expect.stringContaining("headersHelper changed since you approved it") });
+    expect(svc().trust).toMatchObject({
+      state: "needs-approval",
+      reason: expect.stringContaining("headersHelper changed since you approved it"),
+    });
     await expect(helperHeaders(svc(), ctx)).rejects.toThrow("not trusted");
   });
 });
@@ -195,7 +238,9 @@ describe("the transport's fetch", () => {
         if (body.includes("grant_type=refresh_token")) {
           tokenRequests++;
           await new Promise((r) => setTimeout(r, 100));
-          res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ access_token: `at-${tokenRequests}`, token_type: "Bearer" }));
+          res
+            .writeHead(200, { "Content-Type": "application/json" })
+            .end(JSON.stringify({ access_token: `at-${tokenRequests}`, token_type: "Bearer" }));
           return;
         }
         res.end("ok");
@@ -218,10 +263,18 @@ describe("the transport's fetch", () => {
   test("parallel refreshes of one refresh token make one request and share its answer", async () => {
     await up();
     const f = transportFetch(`http://127.0.0.1:${ports[0]}/mcp`, () => ({}));
-    const refresh = (rt: string) => f(`http://127.0.0.1:${ports[1]}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: rt }) }).then((r) => r.json());
+    const refresh = (rt: string) =>
+      f(`http://127.0.0.1:${ports[1]}/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: rt }),
+      }).then((r) => r.json());
     const before = tokenRequests;
     const answers = await Promise.all([refresh("rt-1"), refresh("rt-1"), refresh("rt-1")]);
-    expect(answers.map((a) => (a as { access_token: string }).access_token)).toEqual(["at-" + (before + 1), "at-" + (before + 1), "at-" + (before + 1)]);
+    expect(answers.map((a) => (a as { access_token: string }).access_token)).toEqual([
+      "at-" + (before + 1),
+      "at-" + (before + 1),
+      "at-" + (before + 1),
+    ]);
     expect(tokenRequests - before).toBe(1);
     await refresh("rt-2");
     expect(tokenRequests - before).toBe(2);
@@ -252,7 +305,9 @@ describe("loopback redirect", () => {
   test("a fixed port that is taken says which setting to change", async () => {
     const first = await startLoopback({ state: "s", server: "svc" });
     const port = Number(new URL(first.redirectUrl).port);
-    await expect(startLoopback({ state: "s", server: "svc", port })).rejects.toThrow(`port ${port} for the sign-in redirect is in use; free it or change oauth.callbackPort`);
+    await expect(startLoopback({ state: "s", server: "svc", port })).rejects.toThrow(
+      `port ${port} for the sign-in redirect is in use; free it or change oauth.callbackPort`,
+    );
     first.cancel(new Error("done"));
   });
 });
@@ -268,7 +323,9 @@ describe("browser command", () => {
   });
 
   test("a malformed MCP_BRIDGE_BROWSER is refused with the rest of the configuration", () => {
-    expect(() => loadConfig({ MCP_BRIDGE_BROWSER: '["firefox", 3]' }, tmpdir())).toThrow('MCP_BRIDGE_BROWSER="[\\"firefox\\", 3]": expected a command line, or a JSON array of non-empty strings');
+    expect(() => loadConfig({ MCP_BRIDGE_BROWSER: '["firefox", 3]' }, tmpdir())).toThrow(
+      'MCP_BRIDGE_BROWSER="[\\"firefox\\", 3]": expected a command line, or a JSON array of non-empty strings',
+    );
   });
 });
 
@@ -280,17 +337,40 @@ describe("config", () => {
       join(home, ".claude.json"),
       JSON.stringify({
         mcpServers: {
-          a: { type: "http", url: "https://a.example.com/mcp", oauth: { clientId: "${CID}", callbackPort: 8765, scopes: ["read", "write"] }, headersHelper: "get-token" },
+          a: {
+            type: "http",
+            url: "https://a.example.com/mcp",
+            oauth: { clientId: "${CID}", callbackPort: 8765, scopes: ["read", "write"] },
+            headersHelper: "get-token",
+          },
           b: { type: "http", url: "https://b.example.com/mcp", oauth: { callbackPort: "x" } },
         },
       }),
     );
     mkdirSync(join(home, ".cursor"));
-    writeFileSync(join(home, ".cursor", "mcp.json"), JSON.stringify({ mcpServers: { c: { url: "https://c.example.com/mcp", auth: { CLIENT_ID: "cursor-id", CLIENT_SECRET: "${env:SECRET}", scopes: "x y" } } } }));
+    writeFileSync(
+      join(home, ".cursor", "mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          c: { url: "https://c.example.com/mcp", auth: { CLIENT_ID: "cursor-id", CLIENT_SECRET: "${env:SECRET}", scopes: "x y" } },
+        },
+      }),
+    );
     const d = discoverServers({ env: { CID: "client-1", SECRET: "s3" }, home, cwd, platform: "linux" });
     const t = (n: string) => d.servers.find((s) => s.name === n)?.transport;
-    expect(t("a")).toEqual({ type: "http", url: "https://a.example.com/mcp", headers: {}, headersHelper: "get-token", oauth: { clientId: "client-1", callbackPort: 8765, scopes: "read write" } });
-    expect(t("c")).toEqual({ type: "http", url: "https://c.example.com/mcp", headers: {}, oauth: { clientId: "cursor-id", clientSecret: "s3", scopes: "x y" } });
+    expect(t("a")).toEqual({
+      type: "http",
+      url: "https://a.example.com/mcp",
+      headers: {},
+      headersHelper: "get-token",
+      oauth: { clientId: "client-1", callbackPort: 8765, scopes: "read write" },
+    });
+    expect(t("c")).toEqual({
+      type: "http",
+      url: "https://c.example.com/mcp",
+      headers: {},
+      oauth: { clientId: "cursor-id", clientSecret: "s3", scopes: "x y" },
+    });
     expect(d.problems.map((p) => `${p.path}: ${p.message}`)).toEqual(["mcpServers.b.oauth.callbackPort: expected number, received string"]);
   });
 
@@ -301,18 +381,44 @@ describe("config", () => {
       mkdirSync(join(file, ".."), { recursive: true });
       writeFileSync(file, JSON.stringify(value));
     };
-    put(join(home, ".config", "Code", "User", "mcp.json"), { servers: { v: { type: "http", url: "https://v.example.com/mcp", oauth: { clientId: "${env:VSC}", callbackPort: 9999 }, headersHelper: "vs-helper" } } });
-    put(join(home, ".cursor", "mcp.json"), { mcpServers: { c: { url: "https://c.example.com/mcp", headersHelper: "cursor-helper", oauth: { clientId: "not-cursor" } } } });
-    put(join(home, ".codeium", "windsurf", "mcp_config.json"), { mcpServers: { w: { serverUrl: "https://w.example.com/mcp", headersHelper: "w-helper" } } });
-    put(join(home, ".config", "mcp", "servers", "own.json"), { type: "http", url: "https://own.example.com/mcp", headersHelper: "own-helper", oauth: { clientId: "own-id" } });
+    put(join(home, ".config", "Code", "User", "mcp.json"), {
+      servers: {
+        v: {
+          type: "http",
+          url: "https://v.example.com/mcp",
+          oauth: { clientId: "${env:VSC}", callbackPort: 9999 },
+          headersHelper: "vs-helper",
+        },
+      },
+    });
+    put(join(home, ".cursor", "mcp.json"), {
+      mcpServers: { c: { url: "https://c.example.com/mcp", headersHelper: "cursor-helper", oauth: { clientId: "not-cursor" } } },
+    });
+    put(join(home, ".codeium", "windsurf", "mcp_config.json"), {
+      mcpServers: { w: { serverUrl: "https://w.example.com/mcp", headersHelper: "w-helper" } },
+    });
+    put(join(home, ".config", "mcp", "servers", "own.json"), {
+      type: "http",
+      url: "https://own.example.com/mcp",
+      headersHelper: "own-helper",
+      oauth: { clientId: "own-id" },
+    });
     const d = discoverServers({ env: { VSC: "vs-id" }, home, cwd, platform: "linux" });
     const t = (n: string) => d.servers.find((s) => s.name === n)?.transport;
     expect(d.problems).toEqual([]);
     expect(t("v")).toEqual({ type: "http", url: "https://v.example.com/mcp", headers: {}, oauth: { clientId: "vs-id" } });
     expect(t("c")).toEqual({ type: "http", url: "https://c.example.com/mcp", headers: {} });
     expect(t("w")).toEqual({ type: "http", url: "https://w.example.com/mcp", headers: {} });
-    expect(t("own")).toEqual({ type: "http", url: "https://own.example.com/mcp", headers: {}, headersHelper: "own-helper", oauth: { clientId: "own-id" } });
+    expect(t("own")).toEqual({
+      type: "http",
+      url: "https://own.example.com/mcp",
+      headers: {},
+      headersHelper: "own-helper",
+      oauth: { clientId: "own-id" },
+    });
     // The client keeps its own sign-in; the note says how the bridge gets one.
-    expect(d.servers.find((s) => s.name === "v")?.notes).toContain("VS Code signs in to it with OAuth and keeps that token to itself; the bridge signs in on its own: if the server asks for a sign-in, run `mcp-code-exec auth login v`");
+    expect(d.servers.find((s) => s.name === "v")?.notes).toContain(
+      "VS Code signs in to it with OAuth and keeps that token to itself; the bridge signs in on its own: if the server asks for a sign-in, run `mcp-code-exec auth login v`",
+    );
   });
 });

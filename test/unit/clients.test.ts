@@ -10,13 +10,22 @@ const root = mkdtempSync(join(tmpdir(), "clients-unit-"));
 const w = writeClientWorld(root);
 const managedDir = join(root, "no-managed");
 const discover = (env: Record<string, string> = w.env): Discovery =>
-  discoverServers({ env: { ...env, GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(root, "no-gemini-system.json") }, home: w.home, cwd: w.cwd, platform: "linux", managedDir });
+  discoverServers({
+    env: { ...env, GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(root, "no-gemini-system.json") },
+    home: w.home,
+    cwd: w.cwd,
+    platform: "linux",
+    managedDir,
+  });
 const d = discover();
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function s(name: string): ServerEntry {
   const x = d.servers.find((e) => e.name === name);
-  if (!x) throw new Error(`no ${name}; problems: ${d.problems.map(formatProblem).join("; ")}; skipped: ${d.skipped.map((k) => k.name).join(", ")}`);
+  if (!x)
+    throw new Error(
+      `no ${name}; problems: ${d.problems.map(formatProblem).join("; ")}; skipped: ${d.skipped.map((k) => k.name).join(", ")}`,
+    );
   return x;
 }
 const skip = (name: string) => d.skipped.find((k) => k.name === name);
@@ -27,18 +36,37 @@ test("the fixture has no problems", () => {
 
 describe("Claude Code", () => {
   test("local beats project beats user; whole entries", () => {
-    expect(s("cc-dup")).toMatchObject({ client: "claude-code", scope: "local", source: w.files.claudeJson, transport: { command: "local-version" }, shadowed: [w.files.mcpJson, w.files.claudeJson] });
+    expect(s("cc-dup")).toMatchObject({
+      client: "claude-code",
+      scope: "local",
+      source: w.files.claudeJson,
+      transport: { command: "local-version" },
+      shadowed: [w.files.mcpJson, w.files.claudeJson],
+    });
   });
   test("${VAR} and ${VAR:-default}; local scope of a trusted folder is trusted", () => {
     expect(s("cc-user").transport).toEqual({ type: "stdio", command: "cc-user-cmd", args: ["cv", "fallback"], env: {} });
-    expect(s("cc-local")).toMatchObject({ scope: "local", at: `projects[${JSON.stringify(w.cwd)}].mcpServers.cc-local`, transport: { env: { PLAIN: "cv" } }, trust: { state: "trusted" } });
+    expect(s("cc-local")).toMatchObject({
+      scope: "local",
+      at: `projects[${JSON.stringify(w.cwd)}].mcpServers.cc-local`,
+      transport: { env: { PLAIN: "cv" } },
+      trust: { state: "trusted" },
+    });
     expect(s("cc-local").trust.reason).toContain("hasTrustDialogAccepted");
-    expect(s("cc-proj")).toMatchObject({ scope: "project", transport: { type: "http", url: "https://cc.example/cv/mcp", headers: { "X-Org": "cv" } }, trust: { state: "needs-approval" } });
+    expect(s("cc-proj")).toMatchObject({
+      scope: "project",
+      transport: { type: "http", url: "https://cc.example/cv/mcp", headers: { "X-Org": "cv" } },
+      trust: { state: "needs-approval" },
+    });
   });
 });
 
 test("Claude Desktop: no variable substitution", () => {
-  expect(s("desk")).toMatchObject({ client: "claude-desktop", scope: "user", transport: { type: "stdio", command: "desk-cmd", args: ["${HOME}"], env: { PLAIN: "v" } } });
+  expect(s("desk")).toMatchObject({
+    client: "claude-desktop",
+    scope: "user",
+    transport: { type: "stdio", command: "desk-cmd", args: ["${HOME}"], env: { PLAIN: "v" } },
+  });
 });
 
 describe("VS Code", () => {
@@ -51,18 +79,33 @@ describe("VS Code", () => {
       args: [`${w.cwd}/server.js`, "project", w.home],
       env: { FROM_FILE: "yes", PORT: "8080", SECRET_TOKEN: "${input:api-token}" },
     });
-    expect(v.needs).toEqual([{ what: "${input:api-token}", at: "servers.vs-ws.env.SECRET_TOKEN", why: expect.stringContaining("VS Code prompts"), supply: expect.stringContaining("MCP_BRIDGE_INPUT_API_TOKEN") }]);
+    expect(v.needs).toEqual([
+      {
+        what: "${input:api-token}",
+        at: "servers.vs-ws.env.SECRET_TOKEN",
+        why: expect.stringContaining("VS Code prompts"),
+        supply: expect.stringContaining("MCP_BRIDGE_INPUT_API_TOKEN"),
+      },
+    ]);
     const supplied = discover({ ...w.env, MCP_BRIDGE_INPUT_API_TOKEN: "tok" }).servers.find((e) => e.name === "vs-ws")!;
     expect(supplied.needs).toEqual([]);
     expect(supplied.transport).toMatchObject({ env: { SECRET_TOKEN: "tok" } });
   });
   test("user profile mcp.json with ${env:X}", () => {
-    expect(s("vs-user")).toMatchObject({ scope: "user", source: w.files.vscodeUser, transport: { type: "http", url: "https://vs.example/mcp", headers: { "X-Org": "vo" } } });
+    expect(s("vs-user")).toMatchObject({
+      scope: "user",
+      source: w.files.vscodeUser,
+      transport: { type: "http", url: "https://vs.example/mcp", headers: { "X-Org": "vo" } },
+    });
   });
 });
 
 test("Cursor: project beats global; a URL is Streamable HTTP; ${env:} and ${workspaceFolder}", () => {
-  expect(s("cur-dup")).toMatchObject({ scope: "project", transport: { command: "project-version", args: [w.cwd] }, shadowed: [w.files.cursorGlobal] });
+  expect(s("cur-dup")).toMatchObject({
+    scope: "project",
+    transport: { command: "project-version", args: [w.cwd] },
+    shadowed: [w.files.cursorGlobal],
+  });
   expect(s("cur-g").transport).toEqual({ type: "http", url: "https://cur.example/mcp", headers: { "X-Org": "co" } });
 });
 
@@ -74,14 +117,30 @@ test("Windsurf: serverUrl, disabled, ${env:} and ${file:}", () => {
 
 describe("Codex", () => {
   test("TOML tables: env table, env_vars pass-through, bearer_token_env_var, enabled = false", () => {
-    expect(s("codex-mem")).toMatchObject({ client: "codex", scope: "user", at: "mcp_servers.codex-mem", transport: { command: "node", env: { MEMORY_FILE_PATH: join(root, "codex-memory.jsonl"), CODEX_PASS: "cp" } } });
-    expect(s("codex-http").needs).toEqual([{ what: "CODEX_TOKEN", at: "mcp_servers.codex-http", why: expect.stringContaining("Authorization"), supply: "set CODEX_TOKEN in the bridge's environment" }]);
+    expect(s("codex-mem")).toMatchObject({
+      client: "codex",
+      scope: "user",
+      at: "mcp_servers.codex-mem",
+      transport: { command: "node", env: { MEMORY_FILE_PATH: join(root, "codex-memory.jsonl"), CODEX_PASS: "cp" } },
+    });
+    expect(s("codex-http").needs).toEqual([
+      {
+        what: "CODEX_TOKEN",
+        at: "mcp_servers.codex-http",
+        why: expect.stringContaining("Authorization"),
+        supply: "set CODEX_TOKEN in the bridge's environment",
+      },
+    ]);
     const withToken = discover({ ...w.env, CODEX_TOKEN: "ct" }).servers.find((e) => e.name === "codex-http")!;
     expect(withToken.transport).toEqual({ type: "http", url: "https://codex.example/mcp", headers: { Authorization: "Bearer ct" } });
     expect(skip("codex-off")?.reason).toBe("disabled (enabled = false)");
   });
   test("a trusted project's .codex/config.toml is approved by Codex's own trust_level", () => {
-    expect(s("codex-proj")).toMatchObject({ scope: "project", transport: { command: "codex-proj-cmd", args: ["--x"] }, trust: { state: "trusted" } });
+    expect(s("codex-proj")).toMatchObject({
+      scope: "project",
+      transport: { command: "codex-proj-cmd", args: ["--x"] },
+      trust: { state: "trusted" },
+    });
     expect(s("codex-proj").trust.reason).toContain("trust_level");
   });
 });
@@ -95,7 +154,12 @@ test("Gemini CLI: url is SSE, httpUrl is Streamable HTTP, $VAR and ${VAR}, mcp.e
 });
 
 test("Zed: both entry forms and remote; project settings merged on top; extensions and enabled: false are off", () => {
-  expect(s("zed-new")).toMatchObject({ scope: "project", source: w.files.zedProject, transport: { command: "zn", args: ["override"], env: { PLAIN: "1" } }, trust: { state: "needs-approval" } });
+  expect(s("zed-new")).toMatchObject({
+    scope: "project",
+    source: w.files.zedProject,
+    transport: { command: "zn", args: ["override"], env: { PLAIN: "1" } },
+    trust: { state: "needs-approval" },
+  });
   expect(s("zed-new").notes.join()).toContain(w.files.zedUser);
   expect(s("zed-old").transport).toEqual({ type: "stdio", command: "zo", args: ["b"], env: { E: "1" } });
   expect(s("zed-remote").transport).toEqual({ type: "http", url: "https://zed.example/mcp", headers: { "X-Org": "z" } });
@@ -105,7 +169,10 @@ test("Zed: both entry forms and remote; project settings merged on top; extensio
 
 test("opencode: command arrays, environment, {env:X}, enabled: false", () => {
   expect(s("oc-local").transport).toMatchObject({ type: "stdio", command: "node", args: ["/opt/memory.js"], env: { PLAIN: "ov" } });
-  expect(s("oc-remote")).toMatchObject({ transport: { type: "http", url: "https://oc.example/mcp", headers: { "X-Org": "ov" } }, notes: [] });
+  expect(s("oc-remote")).toMatchObject({
+    transport: { type: "http", url: "https://oc.example/mcp", headers: { "X-Org": "ov" } },
+    notes: [],
+  });
   expect(skip("oc-off")?.reason).toContain("enabled: false");
 });
 
@@ -116,17 +183,27 @@ test("Cline: a URL without type is SSE, streamableHttp is Streamable HTTP, disab
 });
 
 test("Continue: YAML list, secrets from ~/.continue/.env, workspace blocks first", () => {
-  expect(s("cont-user")).toMatchObject({ client: "continue", at: "mcpServers[0]", transport: { command: "npx", args: ["-y", "some-server"], env: { PLAIN: "from-continue-env" } } });
+  expect(s("cont-user")).toMatchObject({
+    client: "continue",
+    at: "mcpServers[0]",
+    transport: { command: "npx", args: ["-y", "some-server"], env: { PLAIN: "from-continue-env" } },
+  });
   expect(s("cont-missing").needs[0]).toMatchObject({ what: "${{ secrets.NOT_SET_ANYWHERE }}", at: "mcpServers[1].env.OTHER" });
   expect(s("cont-proj")).toMatchObject({ scope: "project", transport: { type: "http", url: "https://cont.example/mcp" } });
 });
 
 test("Goose: cmd/envs/env_keys, streamable_http uri, builtin and disabled extensions", () => {
-  expect(s("goose-mem").transport).toMatchObject({ command: "node", env: { MEMORY_FILE_PATH: join(root, "goose-memory.jsonl"), GOOSE_KEY: "gk" } });
+  expect(s("goose-mem").transport).toMatchObject({
+    command: "node",
+    env: { MEMORY_FILE_PATH: join(root, "goose-memory.jsonl"), GOOSE_KEY: "gk" },
+  });
   const noKey = discover({ ...w.env, GOOSE_KEY: "" }).servers.find((e) => e.name === "goose-mem")!;
   expect(noKey.needs).toEqual([]);
   const { GOOSE_KEY: _, ...without } = w.env;
-  expect(discover(without).servers.find((e) => e.name === "goose-mem")!.needs[0]).toMatchObject({ what: "GOOSE_KEY", supply: "set GOOSE_KEY in the bridge's environment" });
+  expect(discover(without).servers.find((e) => e.name === "goose-mem")!.needs[0]).toMatchObject({
+    what: "GOOSE_KEY",
+    supply: "set GOOSE_KEY in the bridge's environment",
+  });
   expect(s("goose-remote").transport).toEqual({ type: "http", url: "https://goose.example/mcp", headers: {} });
   expect(skip("developer")?.reason).toContain("inside Goose");
   expect(skip("goose-off")?.reason).toContain("enabled: false");
@@ -155,13 +232,22 @@ describe("broken files of each format say file, position or path, and problem", 
   writeFileSync(b.files.copilotUser, '{"mcpServers": {"a": {"command": "x",}, "b": }}');
   writeFileSync(b.files.opencode, JSON.stringify({ mcp: { o: { type: "local", command: "not-an-array" } } }));
   const db = discoverServers({ env: {}, home: b.home, cwd: b.cwd, platform: "linux", managedDir });
-  const problemsOf = (file: string) => db.problems.filter((p) => p.file === file).map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
+  const problemsOf = (file: string) =>
+    db.problems.filter((p) => p.file === file).map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
   afterAll(() => rmSync(broken, { recursive: true, force: true }));
 
   test("TOML", () => expect(problemsOf(b.files.codexUser)).toEqual([expect.stringMatching(/^invalid TOML at line 4, column 1: /)]));
-  test("YAML syntax", () => expect(problemsOf(b.files.continueUser)).toEqual([expect.stringMatching(/^invalid YAML at line 3, column \d+: /)]));
-  test("YAML values", () => expect(problemsOf(b.files.goose)).toEqual(["extensions.g.cmd: expected string, received number", "extensions.g.args: expected array, received string"]));
-  test("JSON", () => expect(problemsOf(b.files.copilotUser)).toEqual([expect.stringMatching(/^invalid JSON at line 1, column \d+ \(in mcpServers\.b\): expected a value/)]));
+  test("YAML syntax", () =>
+    expect(problemsOf(b.files.continueUser)).toEqual([expect.stringMatching(/^invalid YAML at line 3, column \d+: /)]));
+  test("YAML values", () =>
+    expect(problemsOf(b.files.goose)).toEqual([
+      "extensions.g.cmd: expected string, received number",
+      "extensions.g.args: expected array, received string",
+    ]));
+  test("JSON", () =>
+    expect(problemsOf(b.files.copilotUser)).toEqual([
+      expect.stringMatching(/^invalid JSON at line 1, column \d+ \(in mcpServers\.b\): expected a value/),
+    ]));
   test("opencode shape", () => expect(problemsOf(b.files.opencode)).toEqual(["mcp.o.command: expected array, received string"]));
   test("the other clients still load", () => expect(db.servers.map((e) => e.name)).toContain("desk"));
 });

@@ -25,7 +25,14 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const launch = { command: "/opt/tools/code-exec-bridge", args: ["--stdio"] };
 const ctx = () => ({ home, env: {}, platform: "linux" as const });
 const fileOf = (c: (typeof CLIENTS)[number]) => TARGETS[c].file({ env: {}, home, platform: "linux" });
-const discover = () => discoverServers({ env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(root, "none") }, home, cwd, platform: "linux", managedDir: join(root, "none") });
+const discover = () =>
+  discoverServers({
+    env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(root, "none") },
+    home,
+    cwd,
+    platform: "linux",
+    managedDir: join(root, "none"),
+  });
 
 const EXISTING: Record<string, string> = {
   json: '{\n  // kept comment\n  "theme": "dark",\n  "KEY": {\n    "other": { "command": "other-cmd" }\n  }\n}\n',
@@ -40,7 +47,12 @@ describe("config add, for every client", () => {
       const t = TARGETS[client];
       const file = fileOf(client);
       mkdirSync(dirname(file), { recursive: true });
-      let original = client === "continue" ? EXISTING.continue! : t.format === "json" ? EXISTING.json!.replace("KEY", t.path("x")[0]!) : EXISTING[t.format]!;
+      let original =
+        client === "continue"
+          ? EXISTING.continue!
+          : t.format === "json"
+            ? EXISTING.json!.replace("KEY", t.path("x")[0]!)
+            : EXISTING[t.format]!;
       if (client === "opencode") original = original.replace('{ "command": "other-cmd" }', '{ "type": "local", "command": ["other-cmd"] }');
       writeFileSync(file, original);
 
@@ -55,7 +67,11 @@ describe("config add, for every client", () => {
       const d = discover();
       const ours = d.servers.find((s) => s.name === "code-exec");
       expect(d.problems).toEqual([]);
-      expect(ours).toMatchObject({ client, source: file, transport: { type: "stdio", command: launch.command, args: launch.args, env: { MCP_BRIDGE_IMAGE: "img:1" } } });
+      expect(ours).toMatchObject({
+        client,
+        source: file,
+        transport: { type: "stdio", command: launch.command, args: launch.args, env: { MCP_BRIDGE_IMAGE: "img:1" } },
+      });
       expect(d.servers.find((s) => s.name === "other")?.client).toBe(client);
 
       expect(() => addToClient(client, "code-exec", launch, {}, ctx())).toThrow(`${file} already has a server named "code-exec"`);
@@ -70,7 +86,9 @@ describe("config add, for every client", () => {
   test("a missing file is created; no backup is made", () => {
     const r = addToClient("cursor", "code-exec", launch, {}, ctx());
     expect(r.backup).toBeUndefined();
-    expect(JSON.parse(readFileSync(r.file, "utf8"))).toEqual({ mcpServers: { "code-exec": { command: launch.command, args: launch.args } } });
+    expect(JSON.parse(readFileSync(r.file, "utf8"))).toEqual({
+      mcpServers: { "code-exec": { command: launch.command, args: launch.args } },
+    });
     expect(readdirSync(dirname(r.file))).toEqual(["mcp.json"]);
   });
 

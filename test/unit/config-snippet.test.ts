@@ -18,7 +18,12 @@ describe("config snippet formats", () => {
   });
 
   test("vscode: servers with type stdio; args only when there are some", () => {
-    const { text } = renderSnippet({ client: "vscode", name: "py", launch: { command: "/usr/bin/deno", args: ["run", "-A", "/src/main.ts"] }, env: {} });
+    const { text } = renderSnippet({
+      client: "vscode",
+      name: "py",
+      launch: { command: "/usr/bin/deno", args: ["run", "-A", "/src/main.ts"] },
+      env: {},
+    });
     expect(JSON.parse(text)).toEqual({ servers: { py: { type: "stdio", command: "/usr/bin/deno", args: ["run", "-A", "/src/main.ts"] } } });
   });
 
@@ -39,11 +44,23 @@ describe("config snippet formats", () => {
 describe("snippets of the other clients", () => {
   const l = { command: "/opt/bin/mcp-code-exec", args: [] };
   test("codex: a TOML table; goose and continue: YAML; opencode: a command array; zed: context_servers", () => {
-    expect(renderSnippet({ client: "codex", name: "code-exec", launch: l, env }).text).toBe('[mcp_servers.code-exec]\ncommand = "/opt/bin/mcp-code-exec"\n\n[mcp_servers.code-exec.env]\nMCP_BRIDGE_IMAGE = "mcp-code-exec-sandbox:bookworm"');
-    expect(renderSnippet({ client: "goose", name: "code-exec", launch: l, env: {} }).text).toBe("extensions:\n  code-exec:\n    name: code-exec\n    type: stdio\n    cmd: /opt/bin/mcp-code-exec\n    args: []\n    envs: {}\n    enabled: true\n    timeout: 300");
-    expect(renderSnippet({ client: "continue", name: "code-exec", launch: l, env: {} }).text).toContain("mcpServers:\n  - name: code-exec\n    type: stdio\n    command: /opt/bin/mcp-code-exec");
-    expect(JSON.parse(renderSnippet({ client: "opencode", name: "x", launch: l, env }).text)).toEqual({ mcp: { x: { type: "local", command: ["/opt/bin/mcp-code-exec"], enabled: true, environment: env } } });
-    expect(JSON.parse(renderSnippet({ client: "zed", name: "x", launch: l, env: {} }).text)).toEqual({ context_servers: { x: { command: "/opt/bin/mcp-code-exec" } } });
-    expect(JSON.parse(renderSnippet({ client: "copilot-cli", name: "x", launch: l, env: {} }).text)).toEqual({ mcpServers: { x: { type: "local", command: "/opt/bin/mcp-code-exec", tools: ["*"] } } });
+    expect(renderSnippet({ client: "codex", name: "code-exec", launch: l, env }).text).toBe(
+      '[mcp_servers.code-exec]\ncommand = "/opt/bin/mcp-code-exec"\n\n[mcp_servers.code-exec.env]\nMCP_BRIDGE_IMAGE = "mcp-code-exec-sandbox:bookworm"',
+    );
+    expect(renderSnippet({ client: "goose", name: "code-exec", launch: l, env: {} }).text).toBe(
+      "extensions:\n  code-exec:\n    name: code-exec\n    type: stdio\n    cmd: /opt/bin/mcp-code-exec\n    args: []\n    envs: {}\n    enabled: true\n    timeout: 300",
+    );
+    expect(renderSnippet({ client: "continue", name: "code-exec", launch: l, env: {} }).text).toContain(
+      "mcpServers:\n  - name: code-exec\n    type: stdio\n    command: /opt/bin/mcp-code-exec",
+    );
+    expect(JSON.parse(renderSnippet({ client: "opencode", name: "x", launch: l, env }).text)).toEqual({
+      mcp: { x: { type: "local", command: ["/opt/bin/mcp-code-exec"], enabled: true, environment: env } },
+    });
+    expect(JSON.parse(renderSnippet({ client: "zed", name: "x", launch: l, env: {} }).text)).toEqual({
+      context_servers: { x: { command: "/opt/bin/mcp-code-exec" } },
+    });
+    expect(JSON.parse(renderSnippet({ client: "copilot-cli", name: "x", launch: l, env: {} }).text)).toEqual({
+      mcpServers: { x: { type: "local", command: "/opt/bin/mcp-code-exec", tools: ["*"] } },
+    });
   });
 });

@@ -14,10 +14,26 @@ const NOT_FOR_BINARY_USERS = /scripts\/|\bdoctor\b/;
 
 /** What the probe would report from a sandbox whose engine ignored every hardening flag. */
 const EVERYTHING_IGNORED = {
-  uid: 0, gid: 0, cap_eff: "000001ffffffffff", no_new_privs: "0", seccomp: "0", root_writable: true, tmp_writable: false,
-  interfaces: ["eth0", "lo"], network: "connected", memory_limit: "max", pids_limit: "max", cpu_max: "max 100000",
-  tmp_bytes: 2 ** 40, shm_bytes: 2 ** 40, nofile: [1048576, 1048576] as [number, number], nproc: [999999, 999999] as [number, number],
-  env: ["HOME", "AWS_SECRET_ACCESS_KEY"], unshare_errno: 0, ppid: 0, init_comm: "catatonit",
+  uid: 0,
+  gid: 0,
+  cap_eff: "000001ffffffffff",
+  no_new_privs: "0",
+  seccomp: "0",
+  root_writable: true,
+  tmp_writable: false,
+  interfaces: ["eth0", "lo"],
+  network: "connected",
+  memory_limit: "max",
+  pids_limit: "max",
+  cpu_max: "max 100000",
+  tmp_bytes: 2 ** 40,
+  shm_bytes: 2 ** 40,
+  nofile: [1048576, 1048576] as [number, number],
+  nproc: [999999, 999999] as [number, number],
+  env: ["HOME", "AWS_SECRET_ACCESS_KEY"],
+  unshare_errno: 0,
+  ppid: 0,
+  init_comm: "catatonit",
 };
 
 describe("doctor's fixes", () => {
@@ -27,7 +43,23 @@ describe("doctor's fixes", () => {
     const checks = verifyFlags(EVERYTHING_IGNORED, { config });
     const failed = checks.filter((c) => !c.ok);
     // One FAIL per flag; the ones that must not pass by accident are named.
-    expect(failed.map((c) => c.name)).toEqual(expect.arrayContaining(["init (PID 1)", "unprivileged user", "no capabilities", "no-new-privileges", "seccomp", "seccomp profile", "read-only root", "writable /tmp tmpfs", "no network", "memory limit", "pids limit", "ulimits", "environment allow-list"]));
+    expect(failed.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        "init (PID 1)",
+        "unprivileged user",
+        "no capabilities",
+        "no-new-privileges",
+        "seccomp",
+        "seccomp profile",
+        "read-only root",
+        "writable /tmp tmpfs",
+        "no network",
+        "memory limit",
+        "pids limit",
+        "ulimits",
+        "environment allow-list",
+      ]),
+    );
     for (const c of failed) {
       expect(c.fix, c.name).toBeString();
       expect(c.fix!, c.name).not.toMatch(NOT_FOR_BINARY_USERS);

@@ -10,15 +10,43 @@ describe("environment configuration", () => {
   test("defaults match the seed bridge's", () => {
     const c = load({});
     expect(c).toMatchObject({
-      image: "python:3.13-slim", timeoutSec: 30, maxTimeoutSec: 120, memory: "512m", pids: 128,
-      user: "65534:65534", idleTimeoutSec: 300, outputMode: "compact", logLevel: "INFO", outputCap: 65536,
-      stateDir: "/home/u/.local/state/mcp-code-exec", engine: undefined, prewarm: true,
+      image: "python:3.13-slim",
+      timeoutSec: 30,
+      maxTimeoutSec: 120,
+      memory: "512m",
+      pids: 128,
+      user: "65534:65534",
+      idleTimeoutSec: 300,
+      outputMode: "compact",
+      logLevel: "INFO",
+      outputCap: 65536,
+      stateDir: "/home/u/.local/state/mcp-code-exec",
+      engine: undefined,
+      prewarm: true,
     });
   });
 
   test("units and spellings users write are accepted", () => {
-    const c = load({ MCP_BRIDGE_TIMEOUT: "90s", MCP_BRIDGE_MAX_TIMEOUT: "5m", MCP_BRIDGE_OUTPUT_CAP: "1k", MCP_BRIDGE_LOG_LEVEL: "warn", MCP_BRIDGE_OUTPUT_MODE: "JSON", MCP_BRIDGE_RUNTIME: "Docker", MCP_BRIDGE_PREWARM: "off", XDG_STATE_HOME: "/x" });
-    expect(c).toMatchObject({ timeoutSec: 90, maxTimeoutSec: 300, outputCap: 1024, logLevel: "WARNING", outputMode: "json", engine: "docker", prewarm: false, stateDir: "/x/mcp-code-exec" });
+    const c = load({
+      MCP_BRIDGE_TIMEOUT: "90s",
+      MCP_BRIDGE_MAX_TIMEOUT: "5m",
+      MCP_BRIDGE_OUTPUT_CAP: "1k",
+      MCP_BRIDGE_LOG_LEVEL: "warn",
+      MCP_BRIDGE_OUTPUT_MODE: "JSON",
+      MCP_BRIDGE_RUNTIME: "Docker",
+      MCP_BRIDGE_PREWARM: "off",
+      XDG_STATE_HOME: "/x",
+    });
+    expect(c).toMatchObject({
+      timeoutSec: 90,
+      maxTimeoutSec: 300,
+      outputCap: 1024,
+      logLevel: "WARNING",
+      outputMode: "json",
+      engine: "docker",
+      prewarm: false,
+      stateDir: "/x/mcp-code-exec",
+    });
     expect(load({ MCP_BRIDGE_RUNTIME: "auto" }).engine).toBeUndefined();
   });
 
@@ -57,11 +85,15 @@ describe("one source for every setting", () => {
 
   test("every MCP_BRIDGE_ variable the code reads is in the schema", () => {
     const used = new Set<string>();
-    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
     for (const dir of ["src", "adapters", "scripts"]) {
-      for (const f of walk(join(import.meta.dir, "..", "..", dir))) for (const m of readFileSync(f, "utf8").matchAll(/MCP_BRIDGE_[A-Z_]+[A-Z]/g)) used.add(m[0]);
+      for (const f of walk(join(import.meta.dir, "..", "..", dir)))
+        for (const m of readFileSync(f, "utf8").matchAll(/MCP_BRIDGE_[A-Z_]+[A-Z]/g)) used.add(m[0]);
     }
-    expect([...used].filter((v) => !(v in ENV_SCHEMA) && !Object.keys(ENV_FAMILIES).some((f) => v.startsWith(f) || `${v}_` === f)).sort()).toEqual([]);
+    expect(
+      [...used].filter((v) => !(v in ENV_SCHEMA) && !Object.keys(ENV_FAMILIES).some((f) => v.startsWith(f) || `${v}_` === f)).sort(),
+    ).toEqual([]);
   });
 
   test("a bad policy variable is refused at start like any other, named with its value", () => {

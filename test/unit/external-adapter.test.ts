@@ -58,10 +58,16 @@ describe("external adapters (MCP_BRIDGE_ADAPTER)", () => {
   });
 
   test("a module that fails to load, a factory that throws, and a nameless object", async () => {
-    expect((await loadError(moduleFile(`throw new Error("boom at import");`))).message).toContain("the module failed to load: boom at import");
-    expect((await loadError(moduleFile(`export default () => { throw new Error("no config"); };`))).message).toContain("the default export (a factory) threw: no config");
+    expect((await loadError(moduleFile(`throw new Error("boom at import");`))).message).toContain(
+      "the module failed to load: boom at import",
+    );
+    expect((await loadError(moduleFile(`export default () => { throw new Error("no config"); };`))).message).toContain(
+      "the default export (a factory) threw: no config",
+    );
     expect((await loadError(moduleFile(`export default async () => (${COMPLETE});`))).message).toContain("returned a Promise");
-    expect((await loadError(moduleFile(`const a = ${COMPLETE}; export default { ...a, name: "" };`))).message).toContain("the default export has no `name` string");
+    expect((await loadError(moduleFile(`const a = ${COMPLETE}; export default { ...a, name: "" };`))).message).toContain(
+      "the default export has no `name` string",
+    );
     const fn = () => {};
     const methods = { probe: fn, runArgv: fn, imageExists: fn, remove: fn, removeSync: fn, list: fn, imageHint: fn };
     expect(adapterProblems({ name: "x", ...methods })).toEqual([]);
@@ -73,15 +79,21 @@ describe("external adapters (MCP_BRIDGE_ADAPTER)", () => {
     const obj = await loadExternalAdapter(moduleFile(`export default ${COMPLETE};`, "js"), { env: {} });
     expect(obj.name).toBe("mine");
     expect(await obj.runArgv({ image: "img" } as never)).toEqual(["/bin/true", "img"]);
-    const p = moduleFile(`export default (o) => ({ ...${COMPLETE}, name: o.env.WHO + ":" + typeof o.kit.hardeningFlags + ":" + (o.kit.EngineUnavailableError.name) });`);
+    const p = moduleFile(
+      `export default (o) => ({ ...${COMPLETE}, name: o.env.WHO + ":" + typeof o.kit.hardeningFlags + ":" + (o.kit.EngineUnavailableError.name) });`,
+    );
     expect((await loadExternalAdapter(p, { env: { WHO: "me" } })).name).toBe("me:function:EngineUnavailableError");
   });
 
   test("what the adapter returns is checked where the bridge relies on it", async () => {
     const p = moduleFile(`export default { ...${COMPLETE}, probe: async () => ({ version: 1 }), runArgv: async () => "docker run" };`);
     const a = await loadExternalAdapter(p, { env: {} });
-    expect(((await a.probe().catch((e: unknown) => e)) as Error).message).toContain("probe() must resolve to { engine, binary, version, details }");
-    expect(((await a.runArgv({} as never).catch((e: unknown) => e)) as Error).message).toContain("runArgv() must resolve to a non-empty array of strings");
+    expect(((await a.probe().catch((e: unknown) => e)) as Error).message).toContain(
+      "probe() must resolve to { engine, binary, version, details }",
+    );
+    expect(((await a.runArgv({} as never).catch((e: unknown) => e)) as Error).message).toContain(
+      "runArgv() must resolve to a non-empty array of strings",
+    );
   });
 
   test("when set it is the configured engine: selected alone, and its 'not here' is not skipped", async () => {
@@ -89,7 +101,9 @@ describe("external adapters (MCP_BRIDGE_ADAPTER)", () => {
     const { adapter, info } = await selectEngine(ok, { env: { PATH: "/nonexistent" } });
     expect(adapter.name).toBe("mine");
     expect(info).toMatchObject({ engine: "mine", version: "1.0" });
-    const away = moduleFile(`export default (o) => ({ ...${COMPLETE}, probe: async () => { throw new o.kit.EngineUnavailableError("mine", "mine is away", "start it"); } });`);
+    const away = moduleFile(
+      `export default (o) => ({ ...${COMPLETE}, probe: async () => { throw new o.kit.EngineUnavailableError("mine", "mine is away", "start it"); } });`,
+    );
     const err = await selectEngine(away, { env: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineUnavailableError);
     expect((err as EngineUnavailableError).render()).toBe("[mcp-code-exec] [mine] mine is away: start it");

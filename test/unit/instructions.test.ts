@@ -44,7 +44,9 @@ describe("params checked before dispatch", () => {
   });
 
   test("valid requests, notifications and methods we do not serve pass through", () => {
-    expect(invalidParams({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_python", arguments: { code: "1" } } })).toBeUndefined();
+    expect(
+      invalidParams({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_python", arguments: { code: "1" } } }),
+    ).toBeUndefined();
     expect(invalidParams({ jsonrpc: "2.0", method: "notifications/cancelled", params: {} })).toBeUndefined();
     expect(invalidParams({ jsonrpc: "2.0", id: 2, method: "prompts/list" })).toBeUndefined();
   });

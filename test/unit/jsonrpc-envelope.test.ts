@@ -4,7 +4,12 @@ import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { checkEnvelope } from "../../src/server/jsonrpc-envelope.ts";
 
 const SAMPLES: unknown[] = [
-  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+  },
   { jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "run_python", arguments: { code: "1" }, _meta: { progressToken: 7 } } },
   { jsonrpc: "2.0", id: 2, method: "tools/list" },
   { jsonrpc: "2.0", method: "notifications/initialized" },
@@ -15,7 +20,11 @@ const SAMPLES: unknown[] = [
   { jsonrpc: "2.0", error: { code: -32700, message: "parse error" } },
   { jsonrpc: "2.0", id: 5, method: "x", params: { _meta: { "io.modelcontextprotocol/related-task": { taskId: "t" } } } },
   // refused
-  null, [], "x", 5, {},
+  null,
+  [],
+  "x",
+  5,
+  {},
   { jsonrpc: "1.0", id: 1, method: "tools/list" },
   { id: 1, method: "tools/list" },
   { jsonrpc: "2.0", id: null, method: "tools/list" },

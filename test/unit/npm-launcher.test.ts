@@ -18,7 +18,11 @@ const launcher = createRequire(import.meta.url)(LAUNCHER) as {
   resolveBinary(m: object, opts?: { env?: Record<string, string>; platform?: string; arch?: string; from?: string }): string;
 };
 const PLATFORMS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"];
-const manifest = { name: "mcp-code-exec", version: "1.2.3", optionalDependencies: Object.fromEntries(PLATFORMS.map((p) => [`@mcp-code-exec/${p}`, "1.2.3"])) };
+const manifest = {
+  name: "mcp-code-exec",
+  version: "1.2.3",
+  optionalDependencies: Object.fromEntries(PLATFORMS.map((p) => [`@mcp-code-exec/${p}`, "1.2.3"])),
+};
 
 const made: string[] = [];
 afterAll(() => {
@@ -51,24 +55,32 @@ describe("npm launcher: which binary", () => {
     expect(() => launcher.platformPackage(manifest, "win32", "x64")).toThrow(
       "mcp-code-exec has no binary for win32-x64 (there are: linux-x64, linux-arm64, darwin-x64, darwin-arm64). On Windows, run it inside WSL.",
     );
-    expect(() => launcher.platformPackage(manifest, "freebsd", "x64")).toThrow(/^mcp-code-exec has no binary for freebsd-x64 \(there are: [^)]+\)\.$/);
+    expect(() => launcher.platformPackage(manifest, "freebsd", "x64")).toThrow(
+      /^mcp-code-exec has no binary for freebsd-x64 \(there are: [^)]+\)\.$/,
+    );
   });
 
   test("the binary inside the installed platform package; a version that differs from the launcher's is refused", () => {
     const ok = installed("1.2.3");
-    expect(launcher.resolveBinary(manifest, { env: {}, platform: "linux", arch: "x64", from: ok.dir })).toBe(join(ok.dir, "node_modules/@mcp-code-exec/linux-x64/bin/mcp-code-exec"));
+    expect(launcher.resolveBinary(manifest, { env: {}, platform: "linux", arch: "x64", from: ok.dir })).toBe(
+      join(ok.dir, "node_modules/@mcp-code-exec/linux-x64/bin/mcp-code-exec"),
+    );
     const stale = installed("1.2.0");
     expect(() => launcher.resolveBinary(manifest, { env: {}, platform: "linux", arch: "x64", from: stale.dir })).toThrow(
       "@mcp-code-exec/linux-x64 is 1.2.0 but this launcher is 1.2.3: reinstall mcp-code-exec@1.2.3 so both match.",
     );
-    expect(launcher.resolveBinary(manifest, { env: { MCP_CODE_EXEC_BINARY: "/opt/mcp-code-exec" }, from: stale.dir })).toBe("/opt/mcp-code-exec");
+    expect(launcher.resolveBinary(manifest, { env: { MCP_CODE_EXEC_BINARY: "/opt/mcp-code-exec" }, from: stale.dir })).toBe(
+      "/opt/mcp-code-exec",
+    );
   });
 
   test("run by Node without its platform package: exit 1 and what to do", async () => {
     const { bin } = installed();
     const r = await run(["node", bin, "--version"], { env: { PATH } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toStartWith(`[mcp-code-exec] @mcp-code-exec/${process.platform}-${process.arch} is not installed, so there is no binary to run.`);
+    expect(r.stderr).toStartWith(
+      `[mcp-code-exec] @mcp-code-exec/${process.platform}-${process.arch} is not installed, so there is no binary to run.`,
+    );
     expect(r.stderr).toContain("Reinstall without that option (npx -y mcp-code-exec@1.2.3)");
   });
 });
@@ -104,6 +116,8 @@ describe("npm launcher: the binary's stdio, exit status and signals pass through
   test("a binary that cannot be started: exit 1 with the path and a hint", async () => {
     const r = await run(["node", bin], { env: { PATH, MCP_CODE_EXEC_BINARY: "/nonexistent/mcp-code-exec" } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("[mcp-code-exec] cannot start /nonexistent/mcp-code-exec: spawn /nonexistent/mcp-code-exec ENOENT (missing: reinstall mcp-code-exec)\n");
+    expect(r.stderr).toBe(
+      "[mcp-code-exec] cannot start /nonexistent/mcp-code-exec: spawn /nonexistent/mcp-code-exec ENOENT (missing: reinstall mcp-code-exec)\n",
+    );
   });
 });

@@ -16,11 +16,24 @@ describe("policy", () => {
   });
 
   test("deny wins over allow; globs match server/tool or a bare tool name on any server", () => {
-    const p = loadPolicy({ MCP_BRIDGE_ALLOW_SERVERS: "git*,memory", MCP_BRIDGE_DENY_TOOLS: "*/delete_*,merge_pull_request", MCP_BRIDGE_DENY_SERVERS: "gitlab" }, home());
+    const p = loadPolicy(
+      {
+        MCP_BRIDGE_ALLOW_SERVERS: "git*,memory",
+        MCP_BRIDGE_DENY_TOOLS: "*/delete_*,merge_pull_request",
+        MCP_BRIDGE_DENY_SERVERS: "gitlab",
+      },
+      home(),
+    );
     expect(serverRefusal(p, "github")).toBeUndefined();
-    expect(serverRefusal(p, "gitlab")?.message).toBe('refused by policy: server gitlab matches "gitlab" in denyServers (MCP_BRIDGE_DENY_SERVERS)');
-    expect(serverRefusal(p, "slack")?.message).toBe("refused by policy: server slack is not in [git*, memory] of allowServers (MCP_BRIDGE_ALLOW_SERVERS)");
-    expect(toolRefusal(p, "github", "delete_repo")?.message).toBe('refused by policy: tool github/delete_repo matches "*/delete_*" in denyTools (MCP_BRIDGE_DENY_TOOLS)');
+    expect(serverRefusal(p, "gitlab")?.message).toBe(
+      'refused by policy: server gitlab matches "gitlab" in denyServers (MCP_BRIDGE_DENY_SERVERS)',
+    );
+    expect(serverRefusal(p, "slack")?.message).toBe(
+      "refused by policy: server slack is not in [git*, memory] of allowServers (MCP_BRIDGE_ALLOW_SERVERS)",
+    );
+    expect(toolRefusal(p, "github", "delete_repo")?.message).toBe(
+      'refused by policy: tool github/delete_repo matches "*/delete_*" in denyTools (MCP_BRIDGE_DENY_TOOLS)',
+    );
     expect(toolRefusal(p, "github", "merge_pull_request")?.message).toContain('"merge_pull_request" in denyTools');
     expect(toolRefusal(p, "github", "create_issue")).toBeUndefined();
     expect(toolRefusal(p, "slack", "post")?.message).toContain("server slack is not in [git*, memory] of allowServers");
@@ -29,7 +42,10 @@ describe("policy", () => {
   test("the settings file's policy section applies; env wins per field; sources are named", () => {
     const h = home();
     mkdirSync(join(h, ".config", "mcp-code-exec"), { recursive: true });
-    writeFileSync(join(h, ".config", "mcp-code-exec", "config.json"), JSON.stringify({ policy: { denyTools: ["rm*"], maxToolCallsPerRun: 5 } }));
+    writeFileSync(
+      join(h, ".config", "mcp-code-exec", "config.json"),
+      JSON.stringify({ policy: { denyTools: ["rm*"], maxToolCallsPerRun: 5 } }),
+    );
     const p = loadPolicy({ MCP_BRIDGE_MAX_TOOL_CALLS: "7" }, h);
     expect(p.maxToolCallsPerRun).toBe(7);
     expect(toolRefusal(p, "fs", "rm_rf")?.message).toContain(`(${join(h, ".config", "mcp-code-exec", "config.json")}: policy.denyTools)`);

@@ -9,11 +9,14 @@ import type { Selected } from "../../src/engines/registry.ts";
 import { startupReadiness } from "../../src/server/readiness.ts";
 
 const log = createLogger("ERROR", "text");
-const config = () => loadConfig({ MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "mcx-ready-")), MCP_BRIDGE_IMAGE: "img:1" }, "/nonexistent");
-const engineWith = (present: boolean, delayMs = 0) => async () => {
-  await Bun.sleep(delayMs);
-  return { adapter: { name: "fake", imageExists: async () => present, imageHint: () => "pull it" }, info: {} } as unknown as Selected;
-};
+const config = () =>
+  loadConfig({ MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "mcx-ready-")), MCP_BRIDGE_IMAGE: "img:1" }, "/nonexistent");
+const engineWith =
+  (present: boolean, delayMs = 0) =>
+  async () => {
+    await Bun.sleep(delayMs);
+    return { adapter: { name: "fake", imageExists: async () => present, imageHint: () => "pull it" }, info: {} } as unknown as Selected;
+  };
 
 test("a missing image is found before the handshake, with the engine's hint", async () => {
   const r = await startupReadiness({ config: config(), engine: engineWith(false), log }, 2_000);

@@ -29,7 +29,9 @@ describe("engine selection (fake engine CLIs on PATH)", () => {
   });
 
   test("a docker CLI whose daemon is down is skipped as unavailable", async () => {
-    const PATH = fakePath({ docker: "echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2; exit 1" });
+    const PATH = fakePath({
+      docker: "echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2; exit 1",
+    });
     const err = await selectEngine(undefined, { env: { PATH } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BridgeError);
     expect((err as BridgeError).render()).toContain("no container engine found");

@@ -19,7 +19,13 @@ describe.each(Object.entries(RENDERERS))("renderer contract: %s", (_name, render
   });
 
   test("dropped bytes and session resets are visible", () => {
-    const r = render({ ...base, stdout: "x", stdoutDropped: 10, sessionReset: "gone", error: { type: "SandboxExited", message: "gone", traceback: "" } });
+    const r = render({
+      ...base,
+      stdout: "x",
+      stdoutDropped: 10,
+      sessionReset: "gone",
+      error: { type: "SandboxExited", message: "gone", traceback: "" },
+    });
     expect(r.structured.stdout_dropped_bytes).toBe(10);
     expect(r.structured.session_reset).toBe("gone");
     expect(r.text).toContain("10");
@@ -31,7 +37,9 @@ describe("compact renderer", () => {
     expect(compact({ ...base, stdout: "hi\n", value: "42" }).text).toBe("hi\n[value] 42");
     expect(compact({ ...base, stderr: "warn\n" }).text).toBe("[stderr]\nwarn");
     expect(compact(base).text).toBe("(no output)");
-    expect(compact({ ...base, stdout: "a", stdoutDropped: 7 }).text).toContain("7 more bytes of stdout dropped: output is capped at 1024 bytes");
+    expect(compact({ ...base, stdout: "a", stdoutDropped: 7 }).text).toContain(
+      "7 more bytes of stdout dropped: output is capped at 1024 bytes",
+    );
   });
 });
 
@@ -39,7 +47,20 @@ describe("toon renderer", () => {
   test("text decodes back to the structured payload; tables become uniform rows", async () => {
     const { decode } = await import("@toon-format/toon");
     const { toon } = await import("../../src/render/render.ts");
-    const r = toon({ ...base, value: "df", table: { columns: ["a", "b"], index: [0, 1], rows: [[1, "x"], [2, "y"]], total_rows: 2, total_columns: 2 } });
+    const r = toon({
+      ...base,
+      value: "df",
+      table: {
+        columns: ["a", "b"],
+        index: [0, 1],
+        rows: [
+          [1, "x"],
+          [2, "y"],
+        ],
+        total_rows: 2,
+        total_columns: 2,
+      },
+    });
     expect(decode(r.text) as unknown).toEqual(r.structured);
     expect(r.text).toContain("rows[2]{index,a,b}:");
     expect(r.structured).not.toHaveProperty("value");

@@ -12,7 +12,12 @@ function scanInPieces(text: string, piece = 7): RequestIdScanner {
 describe("RequestIdScanner", () => {
   test("the id after a huge params object (the SDK puts id last), in pieces of any size", () => {
     const code = `x = "}{,:\\"id\\": 999" + '${"a".repeat(10_000)}'\n{"id": 5}`;
-    const msg = JSON.stringify({ method: "tools/call", params: { name: "run_python", arguments: { code, id: 7 } }, jsonrpc: "2.0", id: 42 });
+    const msg = JSON.stringify({
+      method: "tools/call",
+      params: { name: "run_python", arguments: { code, id: 7 } },
+      jsonrpc: "2.0",
+      id: 42,
+    });
     for (const piece of [1, 3, 64, 65536]) {
       const s = scanInPieces(msg, piece);
       expect(s.id).toBe(42);

@@ -7,9 +7,9 @@ import { ResultShapes, shapeOfResult, shapeOfValue } from "../../src/upstream/re
 
 describe("observed result shapes", () => {
   test("keys and types, never values; nesting and long objects are cut", () => {
-    expect(shapeOfValue({ id: 7, name: "secret-name", tags: ["a"], owner: { login: "x", site_admin: false }, score: 0.5, none: null })).toBe(
-      "{id: int, name: str, tags: [str], owner: {login: str, site_admin: bool}, score: float, none: None}",
-    );
+    expect(
+      shapeOfValue({ id: 7, name: "secret-name", tags: ["a"], owner: { login: "x", site_admin: false }, score: 0.5, none: null }),
+    ).toBe("{id: int, name: str, tags: [str], owner: {login: str, site_admin: bool}, score: float, none: None}");
     expect(shapeOfValue(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])))).toEndWith(", …}");
     expect(shapeOfValue({ a: { b: { c: { d: 1 } } } })).toBe("{a: {b: {c: dict}}}");
   });

@@ -41,7 +41,10 @@ function discover(env: Record<string, string | undefined> = {}, extra: Partial<D
 
 function byName(d: Discovery, name: string): ServerEntry {
   const s = d.servers.find((x) => x.name === name);
-  if (!s) throw new Error(`no server ${name}; have ${d.servers.map((x) => x.name).join(", ")}; problems: ${d.problems.map(formatProblem).join("; ")}`);
+  if (!s)
+    throw new Error(
+      `no server ${name}; have ${d.servers.map((x) => x.name).join(", ")}; problems: ${d.problems.map(formatProblem).join("; ")}`,
+    );
   return s;
 }
 
@@ -57,7 +60,12 @@ describe("sources", () => {
     const clients = [...new Set(d.looked.filter((l) => l.scope).map((l) => l.client))];
     expect(clients).toEqual([...CLIENT_ORDER]);
     expect(CLIENT_READERS.map((r) => r.id)).toEqual([...CLIENT_ORDER]);
-    expect(d.looked.filter((l) => l.client === "bridge").map((l) => l.path).slice(0, 3)).toEqual([join(home, "MCPs"), join(home, ".config/mcp/servers"), join(cwd, "mcp-servers")]);
+    expect(
+      d.looked
+        .filter((l) => l.client === "bridge")
+        .map((l) => l.path)
+        .slice(0, 3),
+    ).toEqual([join(home, "MCPs"), join(home, ".config/mcp/servers"), join(cwd, "mcp-servers")]);
   });
 
   test("MCP_BRIDGE_CONFIG as a file", () => {
@@ -215,7 +223,12 @@ describe("sources", () => {
     const d = discover();
     expect(d.problems).toEqual([]);
     expect(byName(d, "gh").needs).toEqual([
-      { what: "${input:token}", at: "servers.gh.headers.Authorization", why: "VS Code prompts for it and keeps the answer in its own secret storage", supply: expect.stringContaining("MCP_BRIDGE_INPUT_TOKEN") },
+      {
+        what: "${input:token}",
+        at: "servers.gh.headers.Authorization",
+        why: "VS Code prompts for it and keeps the answer in its own secret storage",
+        supply: expect.stringContaining("MCP_BRIDGE_INPUT_TOKEN"),
+      },
     ]);
     expect(byName(discover({ MCP_BRIDGE_INPUT_TOKEN: "t0k" }), "gh").transport).toMatchObject({ headers: { Authorization: "Bearer t0k" } });
   });
@@ -343,7 +356,9 @@ describe("broken files", () => {
     expect(d.problems).toHaveLength(1);
     expect(d.problems[0]!.file).toBe(bad);
     expect(d.problems[0]!.message).toContain("line 4, column 5");
-    expect(formatProblem(d.problems[0]!)).toBe(`${bad}: invalid JSON at line 4, column 5 (in mcpServers.y): expected ',' between values (or a closing bracket), found '"y"'`);
+    expect(formatProblem(d.problems[0]!)).toBe(
+      `${bad}: invalid JSON at line 4, column 5 (in mcpServers.y): expected ',' between values (or a closing bracket), found '"y"'`,
+    );
   });
 
   test("truncated and empty files", () => {
@@ -507,7 +522,11 @@ describe("aliases", () => {
 describe("disabled entries", () => {
   test("are skipped with a reason and turn off the same name in later sources", () => {
     const mcps = write(join(home, "MCPs/a.json"), {
-      mcpServers: { off: { command: "x", disabled: true }, brokenButOff: { disabled: true, args: 5 }, on: { command: "y", disabled: false } },
+      mcpServers: {
+        off: { command: "x", disabled: true },
+        brokenButOff: { disabled: true, args: 5 },
+        on: { command: "y", disabled: false },
+      },
     });
     const cursor = write(join(home, ".cursor/mcp.json"), { mcpServers: { off: stdio("z") } });
     const d = discover();

@@ -80,8 +80,7 @@ def check(sources):
 
 const PY_BATCH = PY_CHECK_FN + "\njson.dump(check(json.load(sys.stdin)), sys.stdout)\n";
 const PY_SERVER =
-  PY_CHECK_FN +
-  "\nfor line in sys.stdin:\n    sys.stdout.write(json.dumps(check(json.loads(line))) + \"\\n\")\n    sys.stdout.flush()\n";
+  PY_CHECK_FN + '\nfor line in sys.stdin:\n    sys.stdout.write(json.dumps(check(json.loads(line))) + "\\n")\n    sys.stdout.flush()\n';
 
 /** A rendered signature plus a body, as the brief asks: `    ...`. */
 function withBody(sig: string): string {
@@ -318,9 +317,7 @@ describe("renderSignature", () => {
 
   test("no params", async () => {
     expect(renderSignature({ name: "ping" })).toBe("async def ping() -> Any:");
-    expect(renderSignature({ name: "ping", inputSchema: { type: "object", properties: {} } })).toBe(
-      "async def ping() -> Any:",
-    );
+    expect(renderSignature({ name: "ping", inputSchema: { type: "object", properties: {} } })).toBe("async def ping() -> Any:");
     expect(renderSignature({ name: "ping", description: "Ping.", inputSchema: { type: "object" } })).toBe(
       'async def ping() -> Any:\n    """Ping."""',
     );
@@ -415,9 +412,9 @@ describe("types", () => {
       "dict[str, list[float]]",
     );
     // a typed dict-of-objects stays short
-    expect(
-      await typeOf({ type: "object", additionalProperties: { type: "object", properties: { a: { type: "string" } } } }),
-    ).toBe("dict[str, dict]");
+    expect(await typeOf({ type: "object", additionalProperties: { type: "object", properties: { a: { type: "string" } } } })).toBe(
+      "dict[str, dict]",
+    );
     expect(await typeOf({ type: "object", additionalProperties: true })).toBe("dict");
     expect(await typeOf({ type: "object", patternProperties: { "^x-": { type: "string" } } })).toBe("dict[str, str]");
     expect(await typeOf({ properties: { a: {} } })).toBe("dict");
@@ -487,9 +484,7 @@ describe("types", () => {
     expect(await typeOf({ type: ["string", "null"] })).toBe("str | None");
     expect(await typeOf({ type: ["null", "integer", "string"] })).toBe("int | str | None");
     expect(await typeOf({ anyOf: [{ type: "string" }, { type: "number" }] })).toBe("str | float");
-    expect(await typeOf({ oneOf: [{ type: "string" }, { type: "string", format: "uri" }, { type: "null" }] })).toBe(
-      "str | None",
-    );
+    expect(await typeOf({ oneOf: [{ type: "string" }, { type: "string", format: "uri" }, { type: "null" }] })).toBe("str | None");
     expect(await typeOf({ anyOf: [{ const: "a" }, { const: "b" }, { type: "integer" }] })).toBe("Literal['a', 'b'] | int");
     expect(await typeOf({ anyOf: [{ type: "string" }, {}] })).toBe("Any");
     expect(await typeOf({ type: "string", nullable: true })).toBe("str | None");
@@ -890,9 +885,7 @@ describe("tool catalog", () => {
     const sigs = tools.map(({ tool }) => renderSignature(tool));
 
     // One module holding every def, each wrapped in its own class so names don't matter.
-    const module = sigs
-      .map((s, i) => `class _Tool${i}:\n` + withBody(s).replace(/^(?=.)/gm, "    "))
-      .join("\n");
+    const module = sigs.map((s, i) => `class _Tool${i}:\n` + withBody(s).replace(/^(?=.)/gm, "    ")).join("\n");
     const whole = spawnSync("python3", ["-c", "import ast,sys; ast.parse(sys.stdin.read())"], {
       input: module,
       encoding: "utf8",

@@ -68,7 +68,10 @@ describe("scopes and trust", () => {
   });
 
   test("writing approvals keeps the rest of our config file", () => {
-    const trustFile = write(join(home, ".config", "mcp-code-exec", "config.json"), '{\n  // mine\n  "policy": { "denyServers": ["x"] }\n}\n');
+    const trustFile = write(
+      join(home, ".config", "mcp-code-exec", "config.json"),
+      '{\n  // mine\n  "policy": { "denyServers": ["x"] }\n}\n',
+    );
     addTrust(trustFile, { name: "a", file: "/p/.mcp.json", digest: "sha256:1" });
     const text = readFileSync(trustFile, "utf8");
     expect(text).toStartWith('{\n  // mine\n  "policy": { "denyServers": ["x"] },\n  "trust": {');
@@ -95,11 +98,21 @@ describe("admin lists (Claude Code managed settings) win over every source", () 
     write(join(home, ".cursor", "mcp.json"), { mcpServers: { mine: { command: "mine" } } });
     const d = discover();
     expect(d.servers.map((s) => [s.name, s.scope, s.trust.state])).toEqual([["corp", "managed", "trusted"]]);
-    expect(d.skipped).toEqual([{ name: "mine", source: join(home, ".cursor", "mcp.json"), client: "cursor", scope: "user", reason: `not loaded: ${join(managedDir, "managed-mcp.json")} has exclusive control over MCP servers` }]);
+    expect(d.skipped).toEqual([
+      {
+        name: "mine",
+        source: join(home, ".cursor", "mcp.json"),
+        client: "cursor",
+        scope: "user",
+        reason: `not loaded: ${join(managedDir, "managed-mcp.json")} has exclusive control over MCP servers`,
+      },
+    ]);
   });
 
   test("deniedMcpServers by name, command or URL; a user's own deny list counts too", () => {
-    write(join(managedDir, "managed-settings.json"), { deniedMcpServers: [{ serverName: "bad" }, { serverCommand: ["npx", "-y", "evil"] }, { serverUrl: "https://*.evil.example/*" }] });
+    write(join(managedDir, "managed-settings.json"), {
+      deniedMcpServers: [{ serverName: "bad" }, { serverCommand: ["npx", "-y", "evil"] }, { serverUrl: "https://*.evil.example/*" }],
+    });
     write(join(home, ".claude", "settings.json"), { deniedMcpServers: [{ serverName: "mine-off" }] });
     write(join(home, ".cursor", "mcp.json"), {
       mcpServers: {

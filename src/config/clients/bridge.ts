@@ -30,7 +30,8 @@ export const bridge: ClientReader = {
         }
       }
     }
-    for (const dir of [path.join(ctx.home, "MCPs"), path.join(ctx.home, ".config", "mcp", "servers")]) out.push(...readFolder(ctx, dir, "user", ctx.list(dir, "user")));
+    for (const dir of [path.join(ctx.home, "MCPs"), path.join(ctx.home, ".config", "mcp", "servers")])
+      out.push(...readFolder(ctx, dir, "user", ctx.list(dir, "user")));
     for (const d of ctx.parents()) {
       const dir = path.join(d, "mcp-servers");
       out.push(...readFolder(ctx, dir, "project", ctx.list(dir, "project")));
@@ -61,5 +62,8 @@ function readFile(ctx: ReadContext, file: string, obj: Record<string, unknown>, 
     ctx.problem(file, [], 'expected an "mcpServers" (or "servers") object, or a single server definition with "command" or "url"');
     return [];
   }
-  return [...mapEntries(ctx, file, obj.mcpServers, ["mcpServers"], base, OPTS), ...mapEntries(ctx, file, obj.servers, ["servers"], base, OPTS)];
+  return [
+    ...mapEntries(ctx, file, obj.mcpServers, ["mcpServers"], base, OPTS),
+    ...mapEntries(ctx, file, obj.servers, ["servers"], base, OPTS),
+  ];
 }

@@ -73,7 +73,15 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
   const managedDir = ctx.managedDir ?? claudeManagedDir(platform, env);
   const configDir = claudeConfigDir(env, home, platform);
   const globalConfig = claudeGlobalConfig(env, home, platform);
-  const out: ClaudeCodeSettings = { configDir, globalConfig, approved: new Map(), rejected: new Map(), disabled: new Map(), deny: [], managedDir };
+  const out: ClaudeCodeSettings = {
+    configDir,
+    globalConfig,
+    approved: new Map(),
+    rejected: new Map(),
+    disabled: new Map(),
+    deny: [],
+    managedDir,
+  };
   const allow: ServerRule[] = [];
   let allowSeen = false;
   let managedAllowOnly = false;
@@ -87,7 +95,8 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
           const o = r as Record<string, unknown>;
           const rule: ServerRule = { source };
           if (typeof o.serverName === "string") rule.serverName = o.serverName;
-          if (Array.isArray(o.serverCommand) && o.serverCommand.every((s) => typeof s === "string")) rule.serverCommand = o.serverCommand as string[];
+          if (Array.isArray(o.serverCommand) && o.serverCommand.every((s) => typeof s === "string"))
+            rule.serverCommand = o.serverCommand as string[];
           if (typeof o.serverUrl === "string") rule.serverUrl = o.serverUrl;
           return rule.serverName || rule.serverCommand || rule.serverUrl ? [rule] : [];
         })
@@ -114,7 +123,12 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
 
   const readSettings = (file: string, honoured: () => boolean, managed = false) => {
     const r = readConfigObject(file, "json");
-    ctx.look({ path: file, client: "claude-code", status: r.status === "ok" ? "found" : r.status === "missing" ? "absent" : "unreadable", note: r.status === "error" ? r.message : "settings: approvals and allow/deny lists" });
+    ctx.look({
+      path: file,
+      client: "claude-code",
+      status: r.status === "ok" ? "found" : r.status === "missing" ? "absent" : "unreadable",
+      note: r.status === "error" ? r.message : "settings: approvals and allow/deny lists",
+    });
     if (r.status === "ok") apply(r.data, file, honoured(), managed);
   };
 
@@ -187,16 +201,26 @@ export function matchRule(rules: ServerRule[], server: { name: string; command?:
 
 function ruleMatches(r: ServerRule, s: { name: string; command?: string[]; url?: string }): boolean {
   if (r.serverName !== undefined && r.serverName === s.name) return true;
-  if (r.serverCommand && s.command && r.serverCommand.length === s.command.length && r.serverCommand.every((c, i) => c === s.command![i])) return true;
+  if (r.serverCommand && s.command && r.serverCommand.length === s.command.length && r.serverCommand.every((c, i) => c === s.command![i]))
+    return true;
   if (r.serverUrl && s.url) return urlMatches(r.serverUrl, s.url);
   return false;
 }
 
 function urlMatches(pattern: string, url: string): boolean {
-  const hostLower = (u: string) => u.replace(/^([a-z*]+:\/\/)([^/]*)/i, (_m, scheme: string, host: string) => scheme.toLowerCase() + host.toLowerCase().replace(/\.$/, ""));
+  const hostLower = (u: string) =>
+    u.replace(
+      /^([a-z*]+:\/\/)([^/]*)/i,
+      (_m, scheme: string, host: string) => scheme.toLowerCase() + host.toLowerCase().replace(/\.$/, ""),
+    );
   let p = hostLower(pattern);
   if (!/^[^:]+:\/\/[^/]*\//.test(p)) p += "/*"; // no path: any path
-  const re = new RegExp(`^${p.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const re = new RegExp(
+    `^${p
+      .split("*")
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   const u = hostLower(url);
   return re.test(u) || re.test(`${u}/`);
 }

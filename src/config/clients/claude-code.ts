@@ -33,7 +33,16 @@ export const claudeCode: ClientReader = {
           ctx.problem(c.globalConfig, ["projects", key], `expected object, received ${typeName(entry)}`);
         } else if (key !== undefined) {
           const approval = c.folderTrusted ? `folder trusted in Claude Code (${c.folderTrusted})` : undefined;
-          local.push(...mapEntries(ctx, c.globalConfig, (entry as Record<string, unknown>).mcpServers, ["projects", key, "mcpServers"], { scope: "local", syntax: "claude", approval }, OPTS));
+          local.push(
+            ...mapEntries(
+              ctx,
+              c.globalConfig,
+              (entry as Record<string, unknown>).mcpServers,
+              ["projects", key, "mcpServers"],
+              { scope: "local", syntax: "claude", approval },
+              OPTS,
+            ),
+          );
         }
       }
       user = mapEntries(ctx, c.globalConfig, global.mcpServers, ["mcpServers"], { scope: "user", syntax: "claude" }, OPTS);
@@ -46,14 +55,16 @@ export const claudeCode: ClientReader = {
       for (const cand of mapEntries(ctx, file, data.mcpServers, ["mcpServers"], { scope: "project", syntax: "claude" }, OPTS)) {
         const rejected = c.rejected.get(cand.name);
         if (rejected) cand.off = `rejected in Claude Code (disabledMcpjsonServers in ${rejected})`;
-        else if (c.approved.has(cand.name)) cand.approval = `approved in Claude Code (enabledMcpjsonServers in ${c.approved.get(cand.name)})`;
+        else if (c.approved.has(cand.name))
+          cand.approval = `approved in Claude Code (enabledMcpjsonServers in ${c.approved.get(cand.name)})`;
         else if (c.approveAll) cand.approval = `approved in Claude Code (enableAllProjectMcpServers in ${c.approveAll})`;
         project.push(cand);
       }
     }
     for (const f of [path.join(c.configDir, "settings.json"), path.join(c.configDir, "mcp.json")]) {
       const data = ctx.exists(f) ? ctx.peek(f) : undefined;
-      if (data && data.mcpServers !== undefined) ctx.ignore(f, "user", "Claude Code does not read mcpServers from this file; move them with `claude mcp add --scope user`");
+      if (data && data.mcpServers !== undefined)
+        ctx.ignore(f, "user", "Claude Code does not read mcpServers from this file; move them with `claude mcp add --scope user`");
     }
     const all = [...local, ...project, ...user];
     for (const cand of all) finish(cand, ctx);
@@ -71,7 +82,8 @@ export function readManaged(ctx: ReadContext, file: string): Candidate[] {
 }
 
 function finish(cand: Candidate, ctx: ReadContext): void {
-  if (RESERVED.has(cand.name)) cand.off = `${JSON.stringify(cand.name)} is reserved for a Claude Code built-in server; Claude Code skips it (rename it)`;
+  if (RESERVED.has(cand.name))
+    cand.off = `${JSON.stringify(cand.name)} is reserved for a Claude Code built-in server; Claude Code skips it (rename it)`;
   const toggled = ctx.claude.disabled.get(cand.name);
   if (!cand.off && toggled && cand.scope !== "managed") cand.off = `disabled in Claude Code (/mcp: disabledMcpServers in ${toggled})`;
 }

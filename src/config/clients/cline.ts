@@ -18,7 +18,17 @@ export const cline: ClientReader = {
     ];
     for (const file of files) {
       const data = ctx.read(file, "json", "user");
-      if (data) out.push(...mapEntries(ctx, file, data.mcpServers, ["mcpServers"], { scope: "user", syntax: "none" }, { urlType: "sse", disabledFlag: true }));
+      if (data)
+        out.push(
+          ...mapEntries(
+            ctx,
+            file,
+            data.mcpServers,
+            ["mcpServers"],
+            { scope: "user", syntax: "none" },
+            { urlType: "sse", disabledFlag: true },
+          ),
+        );
     }
     return out;
   },

@@ -19,7 +19,10 @@ const CodexServerSchema = z.looseObject({
   command: z.string().min(1, "must not be empty").optional().describe("Executable (stdio)"),
   args: z.array(z.string()).optional(),
   env: StrMap.optional().describe("Environment variables set for the server"),
-  env_vars: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional().describe("Variables passed through from the environment"),
+  env_vars: z
+    .array(z.union([z.string(), z.looseObject({ name: z.string() })]))
+    .optional()
+    .describe("Variables passed through from the environment"),
   cwd: z.string().optional(),
   url: z.string().min(1).optional().describe("Streamable HTTP endpoint"),
   bearer_token_env_var: z.string().optional().describe("Variable holding the bearer token"),
@@ -55,7 +58,8 @@ function projectTrust(cfg: Record<string, unknown> | undefined, ctx: ReadContext
   if (!projects || typeof projects !== "object") return undefined;
   for (const dir of ctx.parents()) {
     const p = (projects as Record<string, unknown>)[dir];
-    if (p && typeof p === "object" && (p as Record<string, unknown>).trust_level === "trusted") return `project trusted in Codex (projects.${JSON.stringify(dir)}.trust_level in ${file})`;
+    if (p && typeof p === "object" && (p as Record<string, unknown>).trust_level === "trusted")
+      return `project trusted in Codex (projects.${JSON.stringify(dir)}.trust_level in ${file})`;
     if (p && typeof p === "object" && (p as Record<string, unknown>).trust_level === "untrusted") return undefined;
   }
   return undefined;
@@ -84,10 +88,21 @@ function tables(ctx: ReadContext, file: string, data: Record<string, unknown>, s
     }
     let def: Definition;
     if (e.command !== undefined) {
-      def = { type: "stdio", command: e.command, args: e.args ?? [], env: e.env ?? {}, passEnv: (e.env_vars ?? []).map((x) => ({ name: typeof x === "string" ? x : x.name })) };
+      def = {
+        type: "stdio",
+        command: e.command,
+        args: e.args ?? [],
+        env: e.env ?? {},
+        passEnv: (e.env_vars ?? []).map((x) => ({ name: typeof x === "string" ? x : x.name })),
+      };
       if (e.cwd !== undefined) def.cwd = e.cwd;
     } else if (e.url !== undefined) {
-      def = { type: "http", url: e.url, headers: e.http_headers ?? {}, headersFromEnv: Object.entries(e.env_http_headers ?? {}).map(([header, env]) => ({ header, env })) };
+      def = {
+        type: "http",
+        url: e.url,
+        headers: e.http_headers ?? {},
+        headersFromEnv: Object.entries(e.env_http_headers ?? {}).map(([header, env]) => ({ header, env })),
+      };
       if (e.bearer_token_env_var) def.headersFromEnv!.push({ header: "Authorization", env: e.bearer_token_env_var, prefix: "Bearer " });
       else def.oauth = true;
     } else {

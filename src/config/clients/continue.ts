@@ -38,12 +38,16 @@ export const continueDev: ClientReader = {
   read(ctx) {
     const out: Candidate[] = [];
     const blocks = path.join(ctx.cwd, ".continue", "mcpServers");
-    for (const n of ctx.list(blocks, "project").filter((f) => /\.(ya?ml|json)$/i.test(f)).sort()) {
+    for (const n of ctx
+      .list(blocks, "project")
+      .filter((f) => /\.(ya?ml|json)$/i.test(f))
+      .sort()) {
       const file = path.join(blocks, n);
       const json = /\.json$/i.test(n);
       const data = ctx.read(file, json ? "json" : "yaml", "project");
       if (!data) continue;
-      if (json && !Array.isArray(data.mcpServers)) out.push(...mapEntries(ctx, file, data.mcpServers, ["mcpServers"], { scope: "project", syntax: "continue" }, { urlType: "http" }));
+      if (json && !Array.isArray(data.mcpServers))
+        out.push(...mapEntries(ctx, file, data.mcpServers, ["mcpServers"], { scope: "project", syntax: "continue" }, { urlType: "http" }));
       else out.push(...list(ctx, file, data.mcpServers, "project"));
     }
     const user = path.join(continueDir(ctx), "config.yaml");
@@ -62,10 +66,19 @@ function list(ctx: ReadContext, file: string, items: unknown, scope: Scope): Can
   const out: Candidate[] = [];
   items.forEach((item, i) => {
     const at: PathSegment[] = ["mcpServers", i];
-    if (item === null || typeof item !== "object" || Array.isArray(item)) return ctx.problem(file, at, `expected a mapping, received ${typeName(item)}`);
+    if (item === null || typeof item !== "object" || Array.isArray(item))
+      return ctx.problem(file, at, `expected a mapping, received ${typeName(item)}`);
     const o = item as Record<string, unknown>;
     if (typeof o.uses === "string") {
-      out.push({ name: o.uses, file, at, scope, raw: o, syntax: "continue", off: "a Continue Hub block (uses:), which only Continue can fetch" });
+      out.push({
+        name: o.uses,
+        file,
+        at,
+        scope,
+        raw: o,
+        syntax: "continue",
+        off: "a Continue Hub block (uses:), which only Continue can fetch",
+      });
       return;
     }
     if (typeof o.name !== "string" || !o.name.trim()) return ctx.problem(file, [...at, "name"], "required string is missing");

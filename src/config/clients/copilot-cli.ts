@@ -30,7 +30,9 @@ export const copilotCli: ClientReader = {
 
 function trustedFolder(ctx: ReadContext, configFile: string): string | undefined {
   const cfg = ctx.peek(configFile);
-  const folders = Array.isArray(cfg?.trusted_folders) ? (cfg!.trusted_folders as unknown[]).filter((f): f is string => typeof f === "string") : [];
+  const folders = Array.isArray(cfg?.trusted_folders)
+    ? (cfg!.trusted_folders as unknown[]).filter((f): f is string => typeof f === "string")
+    : [];
   const cwd = path.resolve(ctx.cwd);
   const hit = folders.find((f) => {
     const rel = path.relative(path.resolve(f), cwd);

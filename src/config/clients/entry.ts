@@ -28,7 +28,14 @@ export interface EntryOptions {
   headersHelper?: boolean;
 }
 
-const TYPES: Record<string, "stdio" | "http" | "sse"> = { stdio: "stdio", http: "http", "streamable-http": "http", streamableHttp: "http", streamable_http: "http", sse: "sse" };
+const TYPES: Record<string, "stdio" | "http" | "sse"> = {
+  stdio: "stdio",
+  http: "http",
+  "streamable-http": "http",
+  streamableHttp: "http",
+  streamable_http: "http",
+  sse: "sse",
+};
 
 const EntryFields = {
   type: z.string().optional().describe("Transport name"),
@@ -44,16 +51,28 @@ const EntryFields = {
 };
 const EntrySchema = z.looseObject(EntryFields);
 /** VS Code: env values may also be numbers or null. */
-const NumericEnvEntrySchema = z.looseObject({ ...EntryFields, env: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional().describe("Environment variables (string, number or null)") });
+const NumericEnvEntrySchema = z.looseObject({
+  ...EntryFields,
+  env: z
+    .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+    .optional()
+    .describe("Environment variables (string, number or null)"),
+});
 
 /** Normalise one entry; problems go to ctx (and undefined comes back). */
-export function standardEntry(ctx: ReadContext, file: string, raw: unknown, at: PathSegment[], opts: EntryOptions): { def?: Definition; off?: string } {
+export function standardEntry(
+  ctx: ReadContext,
+  file: string,
+  raw: unknown,
+  at: PathSegment[],
+  opts: EntryOptions,
+): { def?: Definition; off?: string } {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     ctx.problem(file, at, `expected object, received ${typeName(raw)}`);
     return {};
   }
   const obj = raw as Record<string, unknown>;
-  if (opts.disabledFlag && obj.disabled === true) return { off: "disabled (\"disabled\": true)" };
+  if (opts.disabledFlag && obj.disabled === true) return { off: 'disabled ("disabled": true)' };
   const v = validate<z.infer<typeof NumericEnvEntrySchema>>(opts.envNumbers ? NumericEnvEntrySchema : EntrySchema, obj);
   if (!v.ok) {
     for (const i of v.issues) ctx.problem(file, [...at, ...i.path], i.message);
@@ -66,7 +85,13 @@ export function standardEntry(ctx: ReadContext, file: string, raw: unknown, at: 
     type = opts.typeAliases?.[typeName_] ?? TYPES[typeName_];
     if (!type) {
       const known = [...Object.keys(TYPES), ...Object.keys(opts.typeAliases ?? {})].join(", ");
-      ctx.problem(file, [...at, e.type !== undefined ? "type" : "transportType"], typeName_ === "ws" ? "WebSocket servers are not supported by the bridge" : `unknown type ${JSON.stringify(typeName_)}; expected one of ${known}`);
+      ctx.problem(
+        file,
+        [...at, e.type !== undefined ? "type" : "transportType"],
+        typeName_ === "ws"
+          ? "WebSocket servers are not supported by the bridge"
+          : `unknown type ${JSON.stringify(typeName_)}; expected one of ${known}`,
+      );
       return {};
     }
   }
@@ -83,12 +108,22 @@ export function standardEntry(ctx: ReadContext, file: string, raw: unknown, at: 
     else if (urlKey !== undefined) {
       const t = urlKeys[urlKey] === "default" ? opts.urlType : (urlKeys[urlKey] as "http" | "sse");
       if (!t) {
-        ctx.problem(file, at, `"${urlKey}" without "type": this client reads it as a stdio server and fails; add "type": "http" (or "sse")`);
+        ctx.problem(
+          file,
+          at,
+          `"${urlKey}" without "type": this client reads it as a stdio server and fails; add "type": "http" (or "sse")`,
+        );
         return {};
       }
       type = t;
     } else {
-      ctx.problem(file, at, `expected "command" (stdio server) or ${Object.keys(urlKeys).map((k) => `"${k}"`).join(" or ")} (remote server)`);
+      ctx.problem(
+        file,
+        at,
+        `expected "command" (stdio server) or ${Object.keys(urlKeys)
+          .map((k) => `"${k}"`)
+          .join(" or ")} (remote server)`,
+      );
       return {};
     }
   }

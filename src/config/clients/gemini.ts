@@ -25,7 +25,11 @@ export const gemini: ClientReader = {
   id: "gemini",
   read(ctx) {
     const userDir = path.join(ctx.home, ".gemini");
-    const files: Array<[string, Scope]> = [[systemSettings(ctx), "managed"], [path.join(ctx.cwd, ".gemini", "settings.json"), "project"], [path.join(userDir, "settings.json"), "user"]];
+    const files: Array<[string, Scope]> = [
+      [systemSettings(ctx), "managed"],
+      [path.join(ctx.cwd, ".gemini", "settings.json"), "project"],
+      [path.join(userDir, "settings.json"), "user"],
+    ];
     const approval = folderTrust(ctx, path.join(userDir, "trustedFolders.json"));
     const out: Candidate[] = [];
     let excluded: Set<string> | undefined;
@@ -41,7 +45,16 @@ export const gemini: ClientReader = {
         if (Array.isArray(mcp.excluded) && !excluded) excluded = new Set(mcp.excluded.filter((s): s is string => typeof s === "string"));
         if (Array.isArray(mcp.allowed) && !allowed) allowed = new Set(mcp.allowed.filter((s): s is string => typeof s === "string"));
       }
-      out.push(...mapEntries(ctx, file, data.mcpServers, ["mcpServers"], { scope, syntax: "gemini", approval: scope === "project" ? approval : undefined }, OPTS));
+      out.push(
+        ...mapEntries(
+          ctx,
+          file,
+          data.mcpServers,
+          ["mcpServers"],
+          { scope, syntax: "gemini", approval: scope === "project" ? approval : undefined },
+          OPTS,
+        ),
+      );
     }
     for (const c of out) {
       if (c.off) continue;

@@ -63,7 +63,13 @@ export const goose: ClientReader = {
           continue;
         }
         const env = Object.fromEntries(Object.entries(e.envs ?? {}).map(([k, val]) => [k, String(val)]));
-        def = { type: "stdio", command: e.cmd, args: e.args ?? [], env, passEnv: (e.env_keys ?? []).map((n) => ({ name: n, keeper: "Goose (its keyring)" })) };
+        def = {
+          type: "stdio",
+          command: e.cmd,
+          args: e.args ?? [],
+          env,
+          passEnv: (e.env_keys ?? []).map((n) => ({ name: n, keeper: "Goose (its keyring)" })),
+        };
       } else if (type === "sse" || type === "streamable_http") {
         const url = e.uri ?? e.url;
         if (!url) {

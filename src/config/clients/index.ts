@@ -18,4 +18,19 @@ import { vscode } from "./vscode.ts";
 import { windsurf } from "./windsurf.ts";
 import { zed } from "./zed.ts";
 
-export const CLIENT_READERS: readonly ClientReader[] = [bridge, claudeCode, claudeDesktop, vscode, cursor, windsurf, codex, gemini, zed, opencode, cline, continueDev, goose, copilotCli];
+export const CLIENT_READERS: readonly ClientReader[] = [
+  bridge,
+  claudeCode,
+  claudeDesktop,
+  vscode,
+  cursor,
+  windsurf,
+  codex,
+  gemini,
+  zed,
+  opencode,
+  cline,
+  continueDev,
+  goose,
+  copilotCli,
+];

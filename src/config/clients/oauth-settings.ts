@@ -13,15 +13,23 @@ import { validate, type PathSegment, type SchemaIssue } from "../server-schemas.
 /** Which client's OAuth fields an entry may carry. */
 export type OAuthDialect = "claude" | "vscode" | "cursor";
 
-const scopes = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v.join(" ") : v).trim() || undefined);
+const scopes = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v.join(" ") : v).trim() || undefined);
 
 export const OAuthSettingsSchema = z
   .looseObject({
-    clientId: z.string().min(1).optional().describe("A client id registered ahead of time; without it the bridge registers itself (dynamic client registration)"),
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A client id registered ahead of time; without it the bridge registers itself (dynamic client registration)"),
     clientSecret: z.string().min(1).optional().describe("Secret of that client, if it has one; variables expand"),
-    callbackPort: z.number().int().min(1).max(65535).optional().describe("Fixed port of the loopback redirect http://localhost:PORT/callback"),
+    callbackPort: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe("Fixed port of the loopback redirect http://localhost:PORT/callback"),
     authServerMetadataUrl: z.string().min(1).optional().describe("Authorization server metadata URL, instead of discovering it"),
     scopes: scopes.optional().describe("Scopes to ask for, space-separated or a list"),
   })
@@ -66,7 +74,17 @@ export function readOAuthSettings(raw: Record<string, unknown>, dialect: OAuthDi
   const v = validate<Record<string, unknown>>(dialect === "vscode" ? VsCodeOAuthSchema : OAuthSettingsSchema, raw.oauth);
   if (!v.ok) return { issues: v.issues.map((i) => ({ ...i, path: ["oauth", ...i.path] })) };
   const d = v.data as z.infer<typeof OAuthSettingsSchema>;
-  const settings = clean(dialect === "vscode" ? { clientId: d.clientId } : { clientId: d.clientId, clientSecret: d.clientSecret, callbackPort: d.callbackPort, authServerMetadataUrl: d.authServerMetadataUrl, scopes: d.scopes });
+  const settings = clean(
+    dialect === "vscode"
+      ? { clientId: d.clientId }
+      : {
+          clientId: d.clientId,
+          clientSecret: d.clientSecret,
+          callbackPort: d.callbackPort,
+          authServerMetadataUrl: d.authServerMetadataUrl,
+          scopes: d.scopes,
+        },
+  );
   return { read: settings && { settings, key: "oauth", fields: {} }, issues: [] };
 }
 
@@ -74,7 +92,9 @@ export function readOAuthSettings(raw: Record<string, unknown>, dialect: OAuthDi
 export function readHeadersHelper(raw: Record<string, unknown>): { value?: string; issues: SchemaIssue[] } {
   if (raw.headersHelper === undefined) return { issues: [] };
   const v = validate(HeadersHelperSchema, raw.headersHelper);
-  return v.ok ? { value: v.data, issues: [] } : { issues: v.issues.map((i) => ({ ...i, path: ["headersHelper" as PathSegment, ...i.path] })) };
+  return v.ok
+    ? { value: v.data, issues: [] }
+    : { issues: v.issues.map((i) => ({ ...i, path: ["headersHelper" as PathSegment, ...i.path] })) };
 }
 
 function clean(o: OAuthSettings): OAuthSettings | undefined {

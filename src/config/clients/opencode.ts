@@ -55,12 +55,24 @@ export const opencode: ClientReader = {
       if (!data || data.mcp === undefined) return;
       if (!isObj(data.mcp)) return ctx.problem(file, ["mcp"], `expected object, received ${typeName(data.mcp)}`);
       const v2 = isObj(data.mcp.servers) && data.mcp.servers.type === undefined;
-      layers.push({ file, scope, map: (v2 ? data.mcp.servers : data.mcp) as Record<string, unknown>, at: v2 ? ["mcp", "servers"] : ["mcp"] });
+      layers.push({
+        file,
+        scope,
+        map: (v2 ? data.mcp.servers : data.mcp) as Record<string, unknown>,
+        at: v2 ? ["mcp", "servers"] : ["mcp"],
+      });
     };
     for (const f of globalFiles(ctx)) add(f, "user");
     const custom = envValue(ctx.env, "OPENCODE_CONFIG", ctx.platform)?.trim();
     if (custom) add(path.resolve(ctx.cwd, custom), "user");
-    for (const d of projectDirs(ctx)) for (const f of ["opencode.json", "opencode.jsonc", path.join(".opencode", "opencode.json"), path.join(".opencode", "opencode.jsonc")]) add(path.join(d, f), "project");
+    for (const d of projectDirs(ctx))
+      for (const f of [
+        "opencode.json",
+        "opencode.jsonc",
+        path.join(".opencode", "opencode.json"),
+        path.join(".opencode", "opencode.jsonc"),
+      ])
+        add(path.join(d, f), "project");
     const out: Candidate[] = [];
     for (const name of [...new Set(layers.flatMap((l) => Object.keys(l.map)))]) {
       const from = layers.filter((l) => l.map[name] !== undefined);
@@ -68,7 +80,15 @@ export const opencode: ClientReader = {
       const scope: Scope = from.some((l) => l.scope === "project") ? "project" : top.scope;
       const raw = from.reduce<unknown>((acc, l) => deepMerge(acc, l.map[name]), undefined);
       const at = [...top.at, name];
-      const base = { name, file: top.file, at, scope, raw: (isObj(raw) ? raw : {}) as Record<string, unknown>, syntax: "opencode" as const, mergedFrom: from.slice(0, -1).map((l) => l.file) };
+      const base = {
+        name,
+        file: top.file,
+        at,
+        scope,
+        raw: (isObj(raw) ? raw : {}) as Record<string, unknown>,
+        syntax: "opencode" as const,
+        mergedFrom: from.slice(0, -1).map((l) => l.file),
+      };
       if (!isObj(raw)) {
         ctx.problem(top.file, at, `expected object, received ${typeName(raw)}`);
         continue;
@@ -79,7 +99,12 @@ export const opencode: ClientReader = {
       }
       const v = validate<Record<string, unknown>>(raw.type === "remote" ? RemoteSchema : LocalSchema, raw);
       if (!v.ok) {
-        for (const i of v.issues) ctx.problem(top.file, [...at, ...i.path], i.path[0] === "type" ? 'expected "type": "local" (command array) or "remote" (url)' : i.message);
+        for (const i of v.issues)
+          ctx.problem(
+            top.file,
+            [...at, ...i.path],
+            i.path[0] === "type" ? 'expected "type": "local" (command array) or "remote" (url)' : i.message,
+          );
         continue;
       }
       let def: Definition;

@@ -19,7 +19,10 @@ export const vscode: ClientReader = {
   id: "vscode",
   read(ctx) {
     const out: Candidate[] = [];
-    for (const [file, scope] of [[path.join(ctx.cwd, ".vscode", "mcp.json"), "project"], [path.join(vscodeUserDir(ctx), "mcp.json"), "user"]] as const) {
+    for (const [file, scope] of [
+      [path.join(ctx.cwd, ".vscode", "mcp.json"), "project"],
+      [path.join(vscodeUserDir(ctx), "mcp.json"), "user"],
+    ] as const) {
       const data = ctx.read(file, "json", scope);
       if (data) out.push(...mapEntries(ctx, file, data.servers, ["servers"], { scope, syntax: "vscode" }, OPTS));
     }

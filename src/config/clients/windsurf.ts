@@ -12,7 +12,14 @@ export const windsurf: ClientReader = {
     const file = path.join(ctx.home, ".codeium", "windsurf", "mcp_config.json");
     const data = ctx.read(file, "json", "user");
     return data
-      ? mapEntries(ctx, file, data.mcpServers, ["mcpServers"], { scope: "user", syntax: "windsurf" }, { urlType: "http", urlKeys: { serverUrl: "default", url: "default" }, disabledFlag: true })
+      ? mapEntries(
+          ctx,
+          file,
+          data.mcpServers,
+          ["mcpServers"],
+          { scope: "user", syntax: "windsurf" },
+          { urlType: "http", urlKeys: { serverUrl: "default", url: "default" }, disabledFlag: true },
+        )
       : [];
   },
 };

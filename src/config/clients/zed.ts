@@ -22,7 +22,10 @@ export const zed: ClientReader = {
   id: "zed",
   read(ctx) {
     const layers: Array<{ file: string; scope: "user" | "project"; map: Record<string, unknown> }> = [];
-    for (const [file, scope] of [[userSettings(ctx), "user"], [path.join(ctx.cwd, ".zed", "settings.json"), "project"]] as const) {
+    for (const [file, scope] of [
+      [userSettings(ctx), "user"],
+      [path.join(ctx.cwd, ".zed", "settings.json"), "project"],
+    ] as const) {
       const data = ctx.read(file, "json", scope);
       if (!data || data.context_servers === undefined) continue;
       if (!isObj(data.context_servers)) {
@@ -38,7 +41,15 @@ export const zed: ClientReader = {
       const top = from[from.length - 1]!;
       const raw = from.reduce<unknown>((acc, l) => deepMerge(acc, l.map[name]), undefined);
       const at = ["context_servers", name];
-      const base = { name, file: top.file, at, scope: top.scope, raw: (isObj(raw) ? raw : {}) as Record<string, unknown>, syntax: "none" as const, mergedFrom: from.slice(0, -1).map((l) => l.file) };
+      const base = {
+        name,
+        file: top.file,
+        at,
+        scope: top.scope,
+        raw: (isObj(raw) ? raw : {}) as Record<string, unknown>,
+        syntax: "none" as const,
+        mergedFrom: from.slice(0, -1).map((l) => l.file),
+      };
       if (!isObj(raw)) {
         ctx.problem(top.file, at, `expected object, received ${typeName(raw)}`);
         continue;

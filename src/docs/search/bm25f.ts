@@ -69,7 +69,8 @@ export class Bm25fIndex {
     if (snapshot) {
       this.size = snapshot.size;
       this.vocabulary = Vocabulary.restore(snapshot.vocabulary);
-      for (const [t, docs, scores] of snapshot.postings) this.postings.set(t, { docs: Int32Array.from(docs), scores: Float64Array.from(scores) });
+      for (const [t, docs, scores] of snapshot.postings)
+        this.postings.set(t, { docs: Int32Array.from(docs), scores: Float64Array.from(scores) });
       for (const [t, sids] of snapshot.serverTerms) this.#serverTerms.set(t, sids);
       this.#docServer = Int32Array.from(snapshot.docServer);
       this.#nameStems = snapshot.nameStems;
@@ -206,7 +207,10 @@ export class Bm25fIndex {
       let outsideDocs = 0;
       for (const sid of serverIds.values()) if (!sids.has(sid)) outsideDocs += serverSize[sid]!;
       if (outsideDocs > 0 && outside / outsideDocs > SERVER_TERM_MAX_OUTSIDE) continue;
-      this.#serverTerms.set(t, [...sids].sort((a, b) => a - b));
+      this.#serverTerms.set(
+        t,
+        [...sids].sort((a, b) => a - b),
+      );
     }
 
     // Name tokens for the name-coverage bonus, minus tokens shared by most tools of the same
@@ -214,7 +218,13 @@ export class Bm25fIndex {
     const nameTokCount = new Map<string, number>();
     const rawNameStems: string[][] = [];
     for (let d = 0; d < n; d++) {
-      const stems = [...new Set(tokenize(fields[d]!.name).filter((t) => !STOP_WORDS.has(t)).map(stem))];
+      const stems = [
+        ...new Set(
+          tokenize(fields[d]!.name)
+            .filter((t) => !STOP_WORDS.has(t))
+            .map(stem),
+        ),
+      ];
       rawNameStems.push(stems);
       const sid = this.#docServer[d]!;
       for (const st of stems) nameTokCount.set(`${sid} ${st}`, (nameTokCount.get(`${sid} ${st}`) ?? 0) + 1);

@@ -6,8 +6,25 @@
 
 /** Shouted cue words: an all-caps word from this list marks a sentence as an order. */
 const SHOUTED = new Set([
-  "MUST", "ALWAYS", "NEVER", "IMPORTANT", "STOP", "NOW", "CRITICAL", "MANDATORY", "URGENT",
-  "IMMEDIATELY", "ONLY", "REQUIRED", "DO", "NOT", "ATTENTION", "WARNING", "NOTE", "ALWAYS", "FIRST",
+  "MUST",
+  "ALWAYS",
+  "NEVER",
+  "IMPORTANT",
+  "STOP",
+  "NOW",
+  "CRITICAL",
+  "MANDATORY",
+  "URGENT",
+  "IMMEDIATELY",
+  "ONLY",
+  "REQUIRED",
+  "DO",
+  "NOT",
+  "ATTENTION",
+  "WARNING",
+  "NOTE",
+  "ALWAYS",
+  "FIRST",
 ]);
 
 /** Orders to the reader in plain case. */

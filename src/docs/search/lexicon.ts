@@ -65,7 +65,6 @@ export const SYNONYM_GROUPS: string[][] = [
   ["restart", "reboot"],
 ];
 
-
 /**
  * Shorthand of the trade that general word knowledge does not know: abbreviations and their
  * long forms ("repo" -> "repository", "pr" -> "pull request", "k8s" -> "kubernetes"). Every entry

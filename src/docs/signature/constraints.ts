@@ -27,11 +27,9 @@ export function argDescription(raw: unknown): string {
   return text;
 }
 
-
 function numRange(s: Obj): string | undefined {
   // Sentinel bounds like 2**31-1 or Number.MAX_SAFE_INTEGER say nothing useful.
-  const num = (x: unknown) =>
-    typeof x === "number" && Number.isFinite(x) && Math.abs(x) < BOUND_SENTINEL ? x : undefined;
+  const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && Math.abs(x) < BOUND_SENTINEL ? x : undefined);
   let lo = num(s.minimum);
   let hi = num(s.maximum);
   let loEx = false;
@@ -83,4 +81,3 @@ export function enumList(values: unknown[]): string {
   }
   return text;
 }
-

@@ -36,9 +36,7 @@ export function layout(tool: ToolDef): Layout {
       if (isObj(vs.properties)) for (const [k, p] of Object.entries(vs.properties)) if (!props.has(k)) props.set(k, p);
     }
   }
-  const requiredList = Array.isArray(root.required)
-    ? (root.required as unknown[]).filter((x): x is string => typeof x === "string")
-    : [];
+  const requiredList = Array.isArray(root.required) ? (root.required as unknown[]).filter((x): x is string => typeof x === "string") : [];
   const required = new Set(requiredList);
   for (const r of requiredList) if (!props.has(r)) props.set(r, {});
 
@@ -59,8 +57,7 @@ export function layout(tool: ToolDef): Layout {
 
   let kwargs: Layout["kwargs"];
   const ap = root.additionalProperties;
-  const degenerate =
-    !("type" in root) && props.size === 0 && !hasTypeInfo(root) && ap === undefined && !isObj(root.patternProperties);
+  const degenerate = !("type" in root) && props.size === 0 && !hasTypeInfo(root) && ap === undefined && !isObj(root.patternProperties);
   if (ap === true || isObj(ap) || isObj(root.patternProperties) || degenerate) {
     let name = "kwargs";
     while (taken.has(name)) name += "_";
@@ -78,4 +75,3 @@ export function argNameMap(tool: ToolDef): Record<string, string> {
   }
   return out;
 }
-

@@ -105,7 +105,15 @@ function mergeShallow(a: Obj, b: Obj): Obj {
 
 export function hasTypeInfo(s: Obj): boolean {
   return (
-    "type" in s || "$ref" in s || "const" in s || "enum" in s || "anyOf" in s || "oneOf" in s ||
-    "allOf" in s || "properties" in s || "items" in s || "additionalProperties" in s
+    "type" in s ||
+    "$ref" in s ||
+    "const" in s ||
+    "enum" in s ||
+    "anyOf" in s ||
+    "oneOf" in s ||
+    "allOf" in s ||
+    "properties" in s ||
+    "items" in s ||
+    "additionalProperties" in s
   );
 }

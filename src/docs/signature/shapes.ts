@@ -25,10 +25,7 @@ export function shapeOf(schema: unknown, ctx: Ctx, seen: ReadonlySet<string>, de
     const inner = shapeOf(s.items, ctx, path, depth);
     return inner === undefined ? undefined : `[${inner}]`;
   }
-  const variants = [
-    ...(Array.isArray(s.anyOf) ? (s.anyOf as unknown[]) : []),
-    ...(Array.isArray(s.oneOf) ? (s.oneOf as unknown[]) : []),
-  ];
+  const variants = [...(Array.isArray(s.anyOf) ? (s.anyOf as unknown[]) : []), ...(Array.isArray(s.oneOf) ? (s.oneOf as unknown[]) : [])];
   if (variants.length > 0) {
     const shapes = variants.map((v) => shapeOf(v, ctx, path, depth)).filter((x): x is string => x !== undefined);
     const unique = [...new Set(shapes)];
@@ -36,4 +33,3 @@ export function shapeOf(schema: unknown, ctx: Ctx, seen: ReadonlySet<string>, de
   }
   return undefined;
 }
-

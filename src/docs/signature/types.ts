@@ -18,11 +18,16 @@ export function pyLiteral(v: unknown): string {
   if (typeof v === "string") return pyStr(v);
   if (Array.isArray(v)) return "[" + v.map(pyLiteral).join(", ") + "]";
   if (isObj(v)) {
-    return "{" + Object.entries(v).map(([k, x]) => `${pyStr(k)}: ${pyLiteral(x)}`).join(", ") + "}";
+    return (
+      "{" +
+      Object.entries(v)
+        .map(([k, x]) => `${pyStr(k)}: ${pyLiteral(x)}`)
+        .join(", ") +
+      "}"
+    );
   }
   return "None";
 }
-
 
 type Atom = string | { lit: unknown };
 
@@ -39,10 +44,7 @@ function typeAtoms(schema: unknown, ctx: Ctx, seen: ReadonlySet<string>, depth: 
   } else if (Array.isArray(s.enum) && s.enum.length > 0) {
     for (const v of s.enum) atoms.push({ lit: v });
   } else if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) {
-    const variants = [
-      ...(Array.isArray(s.anyOf) ? (s.anyOf as unknown[]) : []),
-      ...(Array.isArray(s.oneOf) ? (s.oneOf as unknown[]) : []),
-    ];
+    const variants = [...(Array.isArray(s.anyOf) ? (s.anyOf as unknown[]) : []), ...(Array.isArray(s.oneOf) ? (s.oneOf as unknown[]) : [])];
     const { anyOf: _a, oneOf: _o, description: _d, title: _t, default: _df, ...rest } = s;
     for (const v of variants) {
       // Variants that only add constraints (e.g. {required: [...]}) inherit the parent's type.
@@ -89,7 +91,10 @@ function typeName(t: string, s: Obj, ctx: Ctx, seen: ReadonlySet<string>, depth:
         valueSchemas = Object.values(s.patternProperties);
       }
       if (valueSchemas.length === 0) return "dict";
-      const inner = renderAtoms(valueSchemas.flatMap((v) => typeAtoms(v, ctx, seen, depth + 1)), ctx);
+      const inner = renderAtoms(
+        valueSchemas.flatMap((v) => typeAtoms(v, ctx, seen, depth + 1)),
+        ctx,
+      );
       return inner === "Any" ? "dict" : `dict[str, ${inner}]`;
     }
     default:
@@ -151,4 +156,3 @@ function renderAtoms(atoms: Atom[], ctx: Ctx): string {
 export function renderType(schema: unknown, ctx: Ctx, seen: ReadonlySet<string> = new Set()): string {
   return renderAtoms(typeAtoms(schema, ctx, seen, 0), ctx);
 }
-
