@@ -75,9 +75,11 @@ describe("session (local python: no engine, no isolation)", () => {
   });
 
   test("the lifetime cap ends the sandbox from its init; the next call says state was lost and why", async () => {
-    const { session } = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "3" });
+    const local = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "2" });
+    const { session } = local;
     await session.run({ code: "capped = 1" });
-    await Bun.sleep(4000);
+    for (let i = 0; i < 100 && (await local.running()) > 0; i++) await Bun.sleep(100);
+    expect(await local.running()).toBe(0);
     const next = await session.run({ code: "'capped' in globals()" });
     expect(next.value).toBe("False");
     expect(next.notes.join(" ")).toContain("lifetime cap");

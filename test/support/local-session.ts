@@ -10,6 +10,8 @@ export interface LocalSession {
   app: App;
   session: Session;
   home: string;
+  /** The local "containers" of this session that are still running. */
+  running(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,9 @@ export function localSession(env: Record<string, string> = {}, opts: { cwd?: str
     app,
     session,
     home,
+    async running() {
+      return (await engine.adapter.list("io.mcp-code-exec=1")).filter((c) => c.running).length;
+    },
     async close() {
       await session.close();
       await app.close();
