@@ -7,26 +7,13 @@ import { stringify as stringifyYaml } from "yaml";
 import { claudeGlobalConfig } from "../config/clients/claude-code-settings.ts";
 import { codexHome } from "../config/clients/codex.ts";
 import { continueDir } from "../config/clients/continue.ts";
+import { CLIENT_ORDER } from "../config/client-names.ts";
 import { envValue } from "../config/server-sources.ts";
 import type { Launch } from "../host/self.ts";
 
-/** Every client `config snippet` / `config add` knows, in our order. */
-export const CLIENTS = [
-  "claude-desktop",
-  "claude-code",
-  "cursor",
-  "vscode",
-  "windsurf",
-  "codex",
-  "gemini",
-  "zed",
-  "opencode",
-  "cline",
-  "continue",
-  "goose",
-  "copilot-cli",
-] as const;
-export type ClientName = (typeof CLIENTS)[number];
+/** Every client `config snippet` / `config add` knows: every client we read, in our order. */
+export type ClientName = Exclude<(typeof CLIENT_ORDER)[number], "bridge">;
+export const CLIENTS: readonly ClientName[] = CLIENT_ORDER.filter((c): c is ClientName => c !== "bridge");
 
 export interface TargetContext {
   env: Record<string, string | undefined>;

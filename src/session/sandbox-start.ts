@@ -7,12 +7,10 @@
  * probing the engine afresh, and a failure the engine did not explain is checked against the image.
  */
 import type { RuntimeAdapter } from "../../adapters/types.ts";
-import type { Config } from "../config/env.ts";
+import type { SessionDeps } from "./session.ts";
 import { isGvisor } from "../../adapters/oci-flags.ts";
 import { BridgeError } from "../errors.ts";
-import { CAN_PASS_CHANNEL, type ChildProcess, type SpawnOptions } from "../host/process.ts";
-import type { Logger } from "../log.ts";
-import type { Selected } from "../engines/registry.ts";
+import { CAN_PASS_CHANNEL } from "../host/process.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
@@ -22,21 +20,15 @@ const START_TIMEOUT_MS = 60_000;
 /** The fd the protocol uses inside the container when the engine passes one. */
 const CHANNEL_FD = 3;
 
-export interface StartDeps {
-  config: Config;
-  engine: () => Promise<Selected>;
-  /** Forget a cached engine probe; true when there was one (engines/registry.ts EngineSelector). */
-  refreshEngine?: () => boolean;
-  spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
-  engineEnv: Record<string, string>;
-  log: Logger;
-  seccompProfile?: () => string;
+/** What a start needs: the session's own dependencies, the handler of the sandbox's requests, and whether it closed meanwhile. */
+export type StartDeps = Pick<
+  SessionDeps,
+  "config" | "engine" | "refreshEngine" | "spawn" | "engineEnv" | "log" | "seccompProfile" | "onEngine"
+> & {
   onRpc: (frame: RpcFrame) => Promise<unknown>;
   /** The session was closed meanwhile: start nothing more. */
   closed: () => boolean;
-  /** Told which engine starts the sandbox, before it does (the guard of app.ts watches it). */
-  onEngine?: (adapter: RuntimeAdapter) => void;
-}
+};
 
 export interface Started {
   box: Sandbox;
