@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { startBridge } from "../test/support/bridge.ts";
 import { BINARY } from "../test/support/binary.ts";
 import { bridgeEnv, IMAGE } from "../test/support/env.ts";
+import { plainRunFlags } from "../test/support/engines.ts";
 import { run } from "../test/support/run.ts";
 
 const { values } = parseArgs({
@@ -102,19 +103,7 @@ for (const engine of engines) {
     console.log(`[${engine}] ${image}: size ${mb(size)}; image save file ${mb(saved.bytes)} in ${ms(saved.ms)}`);
   }
   // Explicit ulimits: podman otherwise copies its own hard limits, which fails without CAP_SYS_RESOURCE.
-  const runArgs = (image: string, ...cmd: string[]) => [
-    engine,
-    "run",
-    "--rm",
-    "--network",
-    "none",
-    "--ulimit",
-    "nofile=1024:1024",
-    "--ulimit",
-    "nproc=1024:1024",
-    image,
-    ...cmd,
-  ];
+  const runArgs = (image: string, ...cmd: string[]) => [engine, "run", "--rm", ...plainRunFlags(engine), image, ...cmd];
   const samples = new Map(
     images.map((i) => [
       i,

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bridgeEnv, IMAGE } from "../test/support/env.ts";
+import { plainRunFlags } from "../test/support/engines.ts";
 
 // ---- statistics -------------------------------------------------------------------------------
 
@@ -48,7 +49,7 @@ export const rssMiB = (pid: number): number => {
 
 /** Flags without which no container starts on this host (podman copies hard limits it may not set). */
 export function floorFlags(engine: string): string[] {
-  return engine === "podman" ? ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"] : [];
+  return plainRunFlags(engine).slice(2); // without --network none: the floors measure the engine's default too
 }
 
 /** `ENGINE run --rm IMAGE python3 -c 'print(1)'`, spawn to exit. */

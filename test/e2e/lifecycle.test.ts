@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { startBridge } from "../support/bridge.ts";
 import { CAN_HIDE_ENGINES, withoutEngines } from "../support/hide-engines.ts";
-import { listOurContainers, waitFor } from "../support/engines.ts";
+import { listOurContainers, plainRunFlags, waitFor } from "../support/engines.ts";
 import { hostname } from "node:os";
 import { ENGINES, IMAGE } from "../support/env.ts";
 
@@ -76,12 +76,7 @@ describe.each(ENGINES)("lifecycle on %s", (engine) => {
       "--rm",
       "--name",
       name,
-      "--network",
-      "none",
-      "--ulimit",
-      "nofile=1024:1024",
-      "--ulimit",
-      "nproc=1024:1024",
+      ...plainRunFlags(engine),
       "--label",
       "io.mcp-code-exec=1",
       "--label",

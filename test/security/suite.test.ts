@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge, type BridgeHandle, type RunResult } from "../support/bridge.ts";
-import { listOurContainers, waitFor } from "../support/engines.ts";
+import { listOurContainers, plainRunFlags, waitFor } from "../support/engines.ts";
 import { ENGINES, IMAGE, ROOT } from "../support/env.ts";
 import { ATTACKS, fill, type Attack } from "./attacks.ts";
 import { runWeakened } from "./weakened.ts";
@@ -245,23 +245,9 @@ describe.each(CONFIGS.filter((c) => !c.only))("code that fights the lifetime cap
 describe.skipIf(!ENGINES.includes("podman"))("the no-init-helper configuration", () => {
   test("really has no init helper: podman's own --init fails under it", () => {
     const conf = CONFIGS.find((c) => c.name === "podman, no init helper")!.env.CONTAINERS_CONF!;
-    const r = Bun.spawnSync(
-      [
-        "podman",
-        "run",
-        "--rm",
-        "--init",
-        "--network",
-        "none",
-        "--ulimit",
-        "nofile=1024:1024",
-        "--ulimit",
-        "nproc=1024:1024",
-        IMAGE,
-        "true",
-      ],
-      { env: { ...process.env, CONTAINERS_CONF: conf } },
-    );
+    const r = Bun.spawnSync(["podman", "run", "--rm", "--init", ...plainRunFlags("podman"), IMAGE, "true"], {
+      env: { ...process.env, CONTAINERS_CONF: conf },
+    });
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr.toString()).toMatch(/init/i);
   });

@@ -36,3 +36,11 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
   }
   return check();
 }
+
+/**
+ * The flags a plain `ENGINE run` needs on this kind of host besides what a test means to run: no network,
+ * and explicit ulimits (podman copies hard limits it may not set without CAP_SYS_RESOURCE).
+ */
+export function plainRunFlags(engine: string): string[] {
+  return ["--network", "none", ...(engine === "podman" ? ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"] : [])];
+}
