@@ -58,7 +58,7 @@ describe("config snippet", () => {
       const r = await snippet(args);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(
-        "pass --client claude-desktop|claude-code|cursor|vscode|windsurf|codex|gemini|zed|opencode|cline|continue|goose|copilot-cli",
+        "pass --client claude-code|claude-desktop|vscode|cursor|windsurf|codex|gemini|zed|opencode|cline|continue|goose|copilot-cli",
       );
     }
   });

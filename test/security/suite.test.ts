@@ -119,6 +119,8 @@ const pgrep = (pattern: string) => Bun.spawnSync(["pgrep", "-f", pattern]).stdou
 describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
   const canary = `canary-${Math.random().toString(36).slice(2)}`;
   const home = mkdtempSync(join(tmpdir(), "mcx-sec-"));
+  /** The bridge's working directory: the user's project, which nothing may touch. */
+  const project = mkdtempSync(join(tmpdir(), "mcx-sec-project-"));
   const canaryFiles = [join(home, ".ssh", "id_ed25519"), join(home, ".config", "mcp", "servers", "secrets.json")];
   let bridge: BridgeHandle;
   let hashes: string[];
@@ -143,7 +145,7 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
         MCP_TEST_SECRET: canary,
         AWS_SECRET_ACCESS_KEY: canary,
       },
-      { cwd: home },
+      { cwd: project },
     );
   }, 60_000);
 
@@ -202,7 +204,7 @@ describe.each(CONFIGS)("attacks on $name", ({ name, engine, env, only }) => {
     expect(canaryFiles.map(hashOf)).toEqual(hashes);
     // Nothing appeared in the bridge's working directory (the user's project): conmon writes `oom` into
     // its own after the memory bomb, so the engine CLI must not run there.
-    expect(readdirSync(home).filter((n) => ![".ssh", ".config", "state"].includes(n))).toEqual([]);
+    expect(readdirSync(project)).toEqual([]);
     const pid = bridge.pid;
     await bridge.close();
     expect(await waitFor(async () => !(await listOurContainers(engine)).some((c) => c.owner.endsWith(`:${pid}`)), 30_000)).toBe(true);
