@@ -75,11 +75,3 @@ export function decodeWordVectors(bytes: Uint8Array): WordVectors {
   for (let i = 0; i < count; i++) index.set(keys[i]!, i);
   return { dims, keys, index, scales: column(0), weights: column(1), logp: column(2), components };
 }
-
-/** Base64 to bytes with web APIs only (Bun and Deno both have atob). */
-export function fromBase64(b64: string): Uint8Array {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
