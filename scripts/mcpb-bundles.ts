@@ -12,7 +12,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { RUN_PYTHON_DESCRIPTION, TOOL_NAME } from "../src/server/bridge-server.ts";
+import { RUN_PYTHON_DESCRIPTION, TOOL_NAME } from "../src/server/handshake.ts";
 import { parseSums, PLATFORMS, REPOSITORY, sha256File, SHORT_DESCRIPTION, VERSION, type Platform } from "./release-meta.ts";
 
 const root = resolve(import.meta.dir, "..");

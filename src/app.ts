@@ -2,7 +2,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "./config/env.ts";
-import { discoverServers, type Discovery } from "./config/servers.ts";
+import { discoverForBridge } from "./config/discover.ts";
+import type { Discovery } from "./config/servers.ts";
 import { spawnChild } from "./host/process.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
@@ -42,10 +43,17 @@ export interface App {
   killUpstreamsSync(): void;
 }
 
-export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd()): App {
+/** What `serve` has already made before loading the rest (handshake-front.ts): used, not made again. */
+export interface Made {
+  config?: Config;
+  log?: Logger;
+  discovery?: Discovery;
+}
+
+export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd(), made: Made = {}): App {
   const home = processEnv.HOME || homedir();
-  const config = loadConfig(processEnv, home);
-  const log = createLogger(config.logLevel, config.logFormat);
+  const config = made.config ?? loadConfig(processEnv, home);
+  const log = made.log ?? createLogger(config.logLevel, config.logFormat);
   const metrics = new Metrics();
   const env = engineEnv(processEnv);
   // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
@@ -76,7 +84,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   let pool: UpstreamPool | undefined;
   const getPool = () => {
     pool ??= new UpstreamPool({
-      discovery: discover(processEnv, home, cwd, log),
+      discovery: made.discovery ?? discoverForBridge(processEnv, home, cwd, log),
       stateDir: config.stateDir,
       log,
       version: VERSION,
@@ -144,14 +152,4 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     if (t.headersHelper) headers = { ...headers, ...(await helperHeaders(entry, { env: processEnv, cwd }).catch(() => ({}))) };
     return beginLogin({ name, url: t.url, type: t.type, oauth: t.oauth, headers }, { store: tokenStore, version: VERSION });
   }
-}
-
-function discover(env: Record<string, string | undefined>, home: string, cwd: string, log: Logger): Discovery {
-  // Our own binary (compiled) or entry script (from source): an entry launching either is this bridge.
-  const selfPaths = [process.execPath, process.argv[1] ?? ""].filter((p) => /mcp-code-exec(\.exe)?$|src[\\/]main\.ts$/.test(p));
-  const d = discoverServers({ env, home, cwd, selfPaths });
-  for (const p of d.problems) log.warn("MCP config problem", { file: p.file, path: p.path || undefined, problem: p.message });
-  for (const s of d.skipped) log.info("MCP server skipped", { name: s.name, source: s.source, reason: s.reason });
-  log.info("MCP servers found", { count: d.servers.length, names: d.servers.map((s) => s.name).join(",") });
-  return d;
 }

@@ -1,76 +1,40 @@
-/** `mcp-code-exec run`: MCP over stdio until the client goes away; never leaves a container behind. */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { createApp, VERSION } from "../app.ts";
+/**
+ * `mcp-code-exec run`: MCP over stdio until the client goes away; never leaves a container behind.
+ *
+ * A start is two steps. This module loads little (config, the client configs, our stdio transport) and
+ * answers the opening, `initialize` and `tools/list`, from what the bridge says about itself
+ * (server/handshake-front.ts); then serve-bridge.ts loads the SDK server, the session and the rest, and
+ * takes every message from there on. A client is connected in about the time a Bun binary takes to
+ * start plus a few milliseconds, and the loading happens while it sends its first call.
+ */
+import { homedir } from "node:os";
+import { discoverForBridge } from "../config/discover.ts";
+import { loadConfig } from "../config/env.ts";
 import { renderError } from "../errors.ts";
 import { IdleCollector } from "../host/memory.ts";
-import { reapOrphans } from "../reaper.ts";
-import { getRenderer } from "../render/render.ts";
-import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
-import { createBridgeServer } from "../server/bridge-server.ts";
-import { startupReadiness } from "../server/readiness.ts";
+import { createLogger } from "../log.ts";
+import { type FrontTimings, HandshakeFront } from "../server/handshake-front.ts";
+import { handshake } from "../server/handshake.ts";
+import { lastReadiness } from "../server/readiness.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
-import { guardParams } from "../server/wire.ts";
-
-/** How long the handshake may wait for the startup check (engine and image); see readiness.ts for why so short. */
-const READINESS_WAIT_MS = 250;
+import { VERSION } from "../version.ts";
+import type { RunningBridge } from "./serve-bridge.ts";
 
 /** Idle this long after the last message out, the bridge collects its garbage (host/memory.ts). */
 const IDLE_GC_MS = 2_000;
 
-/** How long after start-up the orphan sweep runs. */
-const ORPHAN_SWEEP_DELAY_MS = 5_000;
+/**
+ * How long the opening may hold back loading the rest: clients send `initialize` as soon as they spawn
+ * us and `tools/list` as soon as it is answered, well within these.
+ */
+const OPENING: FrontTimings = { initializeMs: 100, nextMs: 20 };
 
 export async function serve(): Promise<void> {
-  const app = createApp();
-  const { config, log } = app;
-  const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
-  const session = app.newSession();
-  const stopStats = app.metrics.persist(config.stateDir);
-
-  let server: Server | undefined;
-  let shuttingDown = false;
-  const shutdown = async (why: string, code = 0) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    log.info("shutting down", { why });
-    // The stats file says a bridge is running: gone first, whatever the rest of the shutdown meets.
-    stopStats();
-    const hardStop = setTimeout(() => process.exit(code), 15_000);
-    (hardStop as { unref?: () => void }).unref?.();
-    await session.close().catch(() => {});
-    await removeAllContainers();
-    await app.close().catch(() => {});
-    await server?.close().catch(() => {});
-    process.exit(code);
-  };
-  process.on("exit", () => {
-    removeAllContainersSync();
-    app.killUpstreamsSync();
-    stopStats();
-  });
-  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
-  process.on("uncaughtException", (err) => {
-    log.error("uncaught exception", { error: String(err?.stack ?? err) });
-    void shutdown("crash", 1);
-  });
-  process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: renderError(err) }));
-  process.stdin.on("end", () => void shutdown("stdin closed"));
-  process.stdin.on("close", () => void shutdown("stdin closed"));
-
-  // Requests wait in the pipe meanwhile (only when the last check did not pass): a missing image is
-  // then in the instructions the client gets.
-  const { problem } = await readiness;
-  if (shuttingDown) return;
-  server = createBridgeServer({
-    config,
-    session,
-    render: getRenderer(config.outputMode),
-    log,
-    version: VERSION,
-    pool: app.pool,
-    metrics: app.metrics,
-    problem,
-  });
+  const env = process.env;
+  const home = env.HOME || homedir();
+  const cwd = process.cwd();
+  const config = loadConfig(env, home);
+  const log = createLogger(config.logLevel, config.logFormat);
   // Memory goes back once nothing has happened for a while: after start-up, after each burst of calls.
   const idle = new IdleCollector(IDLE_GC_MS);
   const transport = new StdioTransport({
@@ -81,14 +45,52 @@ export async function serve(): Promise<void> {
     onRefused: ({ reason, bytes, method, answered }) =>
       log.warn("client message refused", { bytes, method, answered, reason: reason.slice(0, 200) }),
   });
-  transport.onclose = () => void shutdown("transport closed");
-  server.oninitialized = () => {
-    if (config.prewarm && !shuttingDown) session.warm();
+  const front = new HandshakeFront(transport);
+
+  let bridge: Promise<RunningBridge> | undefined;
+  let shuttingDown = false;
+  const shutdown = async (why: string, code = 0) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info("shutting down", { why });
+    const hardStop = setTimeout(() => process.exit(code), 15_000);
+    (hardStop as { unref?: () => void }).unref?.();
+    const running = await bridge?.catch(() => undefined);
+    await running?.close();
+    process.exit(code);
   };
-  await server.connect(guardParams(transport));
-  log.info("serving MCP on stdio", { version: VERSION });
-  // The sweep lists containers on every engine installed: later, so it does not compete with the first
-  // sandbox start (prewarm) or a client's first call for the CPU.
-  const sweep = setTimeout(() => void reapOrphans(app.env, log), ORPHAN_SWEEP_DELAY_MS);
-  (sweep as { unref?: () => void }).unref?.();
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
+  process.on("uncaughtException", (err) => {
+    log.error("uncaught exception", { error: String(err?.stack ?? err) });
+    void shutdown("crash", 1);
+  });
+  process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: renderError(err) }));
+  process.stdin.on("end", () => void shutdown("stdin closed"));
+  process.stdin.on("close", () => void shutdown("stdin closed"));
+  front.onclose = () => void shutdown("transport closed");
+  front.ondisagree = (answer) =>
+    log.warn("the server refused a request the handshake had answered", { answer: JSON.stringify(answer).slice(0, 300) });
+
+  await transport.start();
+  const discovery = discoverForBridge(env, home, cwd, log);
+  // Only with the last startup check's answer: the first start on a machine waits for the check
+  // (serve-bridge.ts), so that a missing image is in the instructions.
+  const last = lastReadiness(config);
+  const said = last
+    ? handshake(
+        config,
+        VERSION,
+        discovery.servers.map((s) => s.name),
+        last.problem,
+      )
+    : undefined;
+  if (said) {
+    front.answerWith(said);
+    await front.opening(OPENING);
+  }
+  if (shuttingDown) return;
+  bridge = import("./serve-bridge.ts").then((m) =>
+    m.startBridge({ config, log, discovery, front, handshake: said, shuttingDown: () => shuttingDown }),
+  );
+  await bridge;
 }

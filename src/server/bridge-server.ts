@@ -15,13 +15,10 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   type CallToolResult,
-  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import * as z from "zod";
 import type { Config } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { OUTPUT_SCHEMA } from "../render/output-schema.ts";
 import { attachments, type Renderer } from "../render/render.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Session } from "../session/session.ts";
@@ -29,19 +26,9 @@ import type { UpstreamPool } from "../upstream/pool.ts";
 import { clientChannel } from "./client-requests.ts";
 import { checkRunRequest } from "./request-checks.ts";
 import { capabilitySummary } from "../upstream/sandbox-rpc.ts";
-import { serverInstructions } from "./instructions.ts";
+import { type Handshake, runPythonArgs, TOOL_NAME } from "./handshake.ts";
 import { lazyJsonSchemaValidator } from "./lazy-validator.ts";
 import { RESOURCE_NOT_FOUND, WireError } from "./wire.ts";
-
-export const TOOL_NAME = "run_python";
-
-export const RUN_PYTHON_DESCRIPTION =
-  "Run Python 3 in a persistent sandbox (no network). State persists across calls; top-level await " +
-  "works; the last expression's value is returned. Tools of other MCP servers are callable from code: " +
-  "pass servers=[names] to load them, then `await mcp_<name>.<tool>(**kwargs)`. Discover with " +
-  "`from mcp import runtime`: runtime.list_servers_sync(), runtime.search_tool_docs_sync('what you " +
-  "need'), runtime.query_tool_docs_sync(server, tool, detail='signature'), help(mcp_<name>.<tool>). " +
-  "Failed calls raise McpToolError. Loop, retry and filter in code; print only what matters.";
 
 export const CAPABILITIES_URI = "resource://mcp-code-exec/capabilities";
 export const STATS_URI = "resource://mcp-code-exec/stats";
@@ -60,31 +47,16 @@ export interface BridgeServerDeps {
   session: Session;
   render: Renderer;
   log: Logger;
-  version: string;
+  /** What the server says about itself (tool, capabilities, instructions), also used by the handshake front. */
+  handshake: Handshake;
   pool: () => UpstreamPool;
   metrics?: Metrics;
-  /** What stops run_python from working, found at startup (missing image or engine); shown in `instructions`. */
-  problem?: string;
-}
-
-function runPythonArgs(config: Config) {
-  return z.object({
-    code: z.string().describe("Python source"),
-    timeout: z.number().optional().describe(`Seconds (default ${config.timeoutSec}, max ${config.maxTimeoutSec})`),
-    reset: z.boolean().optional().describe("Fresh interpreter first"),
-    servers: z.array(z.string()).optional().describe("MCP servers to load"),
-  });
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): Server {
   const { config, session, render, log } = deps;
   const argsSchema = runPythonArgs(config);
-  const tool: Tool = {
-    name: TOOL_NAME,
-    description: RUN_PYTHON_DESCRIPTION,
-    inputSchema: z.toJSONSchema(argsSchema, { target: "draft-7", io: "input" }) as Tool["inputSchema"],
-    ...(config.structuredContent ? { outputSchema: OUTPUT_SCHEMA } : {}),
-  };
+  const { tool } = deps.handshake;
   const resources = [
     {
       uri: CAPABILITIES_URI,
@@ -103,20 +75,11 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
         ]
       : []),
   ];
-  const server = new Server(
-    { name: "mcp-code-exec", version: deps.version },
-    {
-      capabilities: { tools: {}, resources: {} },
-      instructions: serverInstructions(
-        deps
-          .pool()
-          .entries()
-          .map((e) => e.name),
-        deps.problem,
-      ),
-      jsonSchemaValidator: lazyJsonSchemaValidator(),
-    },
-  );
+  const server = new Server(deps.handshake.serverInfo, {
+    capabilities: deps.handshake.capabilities,
+    instructions: deps.handshake.instructions,
+    jsonSchemaValidator: lazyJsonSchemaValidator(),
+  });
   const result = (
     text: string,
     isError: boolean,

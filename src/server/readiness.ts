@@ -56,8 +56,7 @@ export function startupReadiness(
   waitMs: number,
 ): Promise<Readiness> {
   const { config } = deps;
-  const file = join(config.stateDir, "readiness.json");
-  const key = `${config.adapter ?? config.engine ?? "auto"} ${config.image}`;
+  const { file, key } = where(config);
   const last = recall(file, key);
   const check = checkReadiness(deps).then((r) => {
     if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
@@ -65,6 +64,17 @@ export function startupReadiness(
   });
   if (last) return Promise.resolve(last.problem ? last : { ready: true });
   return withinMs(check, waitMs);
+}
+
+/** What the last check found for this engine setting and image, when it found something definite. */
+export function lastReadiness(config: Config): Readiness | undefined {
+  const { file, key } = where(config);
+  const last = recall(file, key);
+  return last && (last.problem ? last : { ready: true });
+}
+
+function where(config: Config): { file: string; key: string } {
+  return { file: join(config.stateDir, "readiness.json"), key: `${config.adapter ?? config.engine ?? "auto"} ${config.image}` };
 }
 
 const LastCheckSchema = z.object({ key: z.string(), problem: z.string().max(4000).optional() });

@@ -7,8 +7,8 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { checkEnvelope } from "./jsonrpc-envelope.ts";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { checkEnvelope, JSONRPC_ERROR } from "./jsonrpc-envelope.ts";
 import { RequestIdScanner } from "./request-id-scanner.ts";
 
 export interface StdioTransportOptions {
@@ -96,7 +96,7 @@ export class StdioTransport implements Transport {
       this.#refuse(
         scanner,
         size,
-        ErrorCode.InvalidRequest,
+        JSONRPC_ERROR.InvalidRequest,
         `the message is ${mib(size)}, over this server's ${mib(this.#opts.maxMessageBytes)} limit (MCP_BRIDGE_MAX_MESSAGE); nothing was run. Pass large data another way: mount a folder with MCP_BRIDGE_WORKSPACE and read files from /workspace, or send the code in parts over several calls (variables persist between calls)`,
       );
       return;
@@ -106,7 +106,7 @@ export class StdioTransport implements Transport {
     try {
       raw = JSON.parse(line);
     } catch (err) {
-      this.#refuse(scan(line), size, ErrorCode.ParseError, `the message is not valid JSON: ${(err as Error).message}`);
+      this.#refuse(scan(line), size, JSONRPC_ERROR.ParseError, `the message is not valid JSON: ${(err as Error).message}`);
       return;
     }
     const checked = checkEnvelope(raw);
@@ -114,7 +114,7 @@ export class StdioTransport implements Transport {
       this.#refuse(
         scan(line),
         size,
-        ErrorCode.InvalidRequest,
+        JSONRPC_ERROR.InvalidRequest,
         `the message is not a JSON-RPC 2.0 request, notification or response: ${checked.problem}`,
       );
       return;

@@ -382,3 +382,45 @@ describe("a client without the elicitation or sampling capability", () => {
     );
   });
 });
+
+/**
+ * `serve` answers the opening before the SDK server is attached (src/server/handshake-front.ts): the
+ * server must still learn from that `initialize` who the client is and what it can do.
+ */
+describe("connected through the handshake front", () => {
+  const w = world();
+  let asking: LocalBridge;
+  let silent: LocalBridge;
+  const asked: string[] = [];
+  beforeAll(async () => {
+    asking = await localBridge(
+      { HOME: w.home },
+      { elicitation: { form: {} } },
+      (client) =>
+        client.setRequestHandler(ElicitRequestSchema, async (req) => {
+          asked.push(req.params.message);
+          return { action: "accept", content: { decision: "once" } };
+        }),
+      { front: true },
+    );
+    silent = await localBridge({ HOME: w.home }, {}, () => {}, { front: true });
+  }, 60_000);
+  afterAll(async () => {
+    await asking?.close();
+    await silent?.close();
+  });
+
+  test("a client that declared elicitation is asked, and its answer lets the call through", async () => {
+    expect(await attempt(asking, 'mcp_interactive.delete_note(id="f1")')).toEqual({ ok: { deleted: "f1" } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("Tool: delete_note");
+  });
+
+  test("a client that did not is refused, naming itself as the MCP client", async () => {
+    const r = await attempt(silent, 'mcp_interactive.delete_note(id="f2")');
+    expect(r).toMatchObject({ error: "McpPolicyError", decided_by: "annotation", kind: "policy" });
+    expect(String(r.message)).toContain(
+      "approvals-test-client, the MCP client running mcp-code-exec, did not declare the elicitation capability",
+    );
+  });
+});

@@ -10,6 +10,8 @@ import type { ClientCapabilities, CallToolResult, Progress } from "@modelcontext
 import { VERSION } from "../../src/app.ts";
 import { getRenderer } from "../../src/render/render.ts";
 import { createBridgeServer } from "../../src/server/bridge-server.ts";
+import { handshake } from "../../src/server/handshake.ts";
+import { HandshakeFront } from "../../src/server/handshake-front.ts";
 import { localSession, type LocalSession } from "./local-session.ts";
 
 export interface LocalBridge extends LocalSession {
@@ -25,24 +27,42 @@ export async function localBridge(
   env: Record<string, string>,
   capabilities: ClientCapabilities,
   setup: (client: Client) => void = () => {},
-  opts: { cwd?: string } = {},
+  opts: { cwd?: string; front?: boolean } = {},
 ): Promise<LocalBridge> {
   const local = localSession({ MCP_BRIDGE_OUTPUT_MODE: "json", MCP_BRIDGE_STRUCTURED_CONTENT: "1", ...env }, opts);
   const { app, session } = local;
+  const said = handshake(
+    app.config,
+    VERSION,
+    app
+      .pool()
+      .entries()
+      .map((e) => e.name),
+  );
   const server = createBridgeServer({
     config: app.config,
     session,
     render: getRenderer(app.config.outputMode),
     log: app.log,
-    version: VERSION,
+    handshake: said,
     pool: app.pool,
     metrics: app.metrics,
   });
   const client = new Client({ name: "approvals-test-client", version: "0.0.0" }, { capabilities });
   setup(client);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  if (opts.front) {
+    // As `serve` does: the front answers the opening, the server is attached afterwards (server/handshake-front.ts).
+    const front = new HandshakeFront(serverSide);
+    front.answerWith(said);
+    await serverSide.start();
+    await client.connect(clientSide);
+    await client.listTools();
+    await server.connect(front.attach());
+  } else {
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+  }
   return {
     ...local,
     client,
