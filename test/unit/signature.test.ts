@@ -153,13 +153,13 @@ async function typeOf(prop: unknown, extra: Record<string, unknown> = {}): Promi
 }
 
 function argsLines(sig: string): string[] {
-  const i = sig.split("\n").findIndex((l) => l.trim() === "Args:" || l.trim() === '"""Args:');
+  const i = sig.split("\n").findIndex((l) => /^(?:""")?Args(?: \(.*\))?:$/.test(l.trim()));
   if (i < 0) return [];
   return sig
     .split("\n")
     .slice(i + 1)
     .filter((l) => l.startsWith("        "))
-    .map((l) => l.trim());
+    .map((l) => l.trim().replace(/"""$/, "")); // the last line ends the docstring
 }
 
 function argLine(sig: string, name: string): string | undefined {
@@ -264,16 +264,15 @@ describe("renderSignature", () => {
     const sig = renderSignature(CREATE_ISSUE);
     expect(sig).toBe(
       [
-        'async def create_issue(*, owner: str, repo: str, title: str, body: str | None = None, labels: list[str] | None = None, state: Literal["open", "closed"] = "open", per_page: int | None = None) -> Any:',
+        'async def create_issue(*, owner: str, repo: str, title: str, body: str = None, labels: list[str] = None, state: Literal["open", "closed"] = "open", per_page: int = None):',
         '    """Create a new issue in a GitHub repository.',
         "",
         "    Args:",
         "        owner: Repository owner",
         "        repo: Repository name",
         "        body: Issue body (markdown)",
-        '        state: Issue state (default "open")',
-        "        per_page: Results per page (1-100)",
-        '    """',
+        // "Issue state" says no more than create_issue(state=...); the default is in the signature.
+        '        per_page: Results per page (1-100)"""',
       ].join("\n"),
     );
     const fn = await py(sig);
@@ -282,6 +281,8 @@ describe("renderSignature", () => {
     expect(fn.kwonly).toEqual(["owner", "repo", "title", "body", "labels", "state", "per_page"]);
     expect(fn.required).toEqual(["owner", "repo", "title"]);
     expect(fn.defaults?.state).toEqual({ v: "open" });
+    expect(fn.annotations?.state).toBe("Literal['open', 'closed']");
+    expect(fn.defaults?.body).toEqual({ v: null });
   });
 
   test("alias overrides the function name", async () => {
@@ -316,10 +317,10 @@ describe("renderSignature", () => {
   });
 
   test("no params", async () => {
-    expect(renderSignature({ name: "ping" })).toBe("async def ping() -> Any:");
-    expect(renderSignature({ name: "ping", inputSchema: { type: "object", properties: {} } })).toBe("async def ping() -> Any:");
+    expect(renderSignature({ name: "ping" })).toBe("async def ping():");
+    expect(renderSignature({ name: "ping", inputSchema: { type: "object", properties: {} } })).toBe("async def ping():");
     expect(renderSignature({ name: "ping", description: "Ping.", inputSchema: { type: "object" } })).toBe(
-      'async def ping() -> Any:\n    """Ping."""',
+      'async def ping():\n    """Ping."""',
     );
     await py(renderSignature({ name: "ping" }));
   });
@@ -329,7 +330,7 @@ describe("renderSignature", () => {
       name: "t",
       inputSchema: { type: "object", properties: { a: { type: "string" } }, additionalProperties: true },
     });
-    expect(open).toBe("async def t(*, a: str | None = None, **kwargs: Any) -> Any:");
+    expect(open).toBe("async def t(*, a: str = None, **kwargs: Any):");
     await py(open);
     const typed = await py(
       renderSignature({
@@ -341,7 +342,7 @@ describe("renderSignature", () => {
     expect(typed.kwargAnnotation).toBe("int");
     // No named params: no bare `*` (that would be a SyntaxError).
     const only = renderSignature({ name: "t", inputSchema: { type: "object", additionalProperties: true } });
-    expect(only).toBe("async def t(**kwargs: Any) -> Any:");
+    expect(only).toBe("async def t(**kwargs: Any):");
     await py(only);
     // additionalProperties: false / absent -> no **kwargs
     expect((await py(renderSignature(CREATE_ISSUE))).kwarg).toBeNull();
@@ -350,7 +351,7 @@ describe("renderSignature", () => {
 
   test("an unconstrained schema (no type, no properties) accepts **kwargs", async () => {
     const sig = renderSignature({ name: "t", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#" } });
-    expect(sig).toBe("async def t(**kwargs: Any) -> Any:");
+    expect(sig).toBe("async def t(**kwargs: Any):");
   });
 
   test("**kwargs name does not collide with a param named kwargs", async () => {
@@ -366,7 +367,9 @@ describe("renderSignature", () => {
 
   test("return type follows outputSchema", async () => {
     const base: ToolDef = { name: "t", description: "Weather." };
-    expect((await py(renderSignature(base))).returns).toBe("Any");
+    // No outputSchema: no return annotation (`-> Any` would say nothing).
+    expect(renderSignature(base)).toBe('async def t():\n    """Weather."""');
+    expect((await py(renderSignature(base))).returns).toBeNull();
     const withOut = renderSignature({
       ...base,
       outputSchema: {
@@ -378,7 +381,7 @@ describe("renderSignature", () => {
     const fn = await py(withOut);
     expect(fn.returns).toBe("dict");
     expect(withOut).toContain("Returns: {temperature: float, note?: str}");
-    expect((await py(renderSignature({ ...base, outputSchema: { type: "object" } }))).returns).toBe("Any");
+    expect((await py(renderSignature({ ...base, outputSchema: { type: "object" } }))).returns).toBeNull();
   });
 });
 
@@ -454,7 +457,7 @@ describe("types", () => {
     expect(await typeOf({ const: "fixed" })).toBe("Literal['fixed']");
     expect(await typeOf({ type: "string", enum: ['say "hi"', "back\\slash"] })).toBe(`Literal['say "hi"', 'back\\\\slash']`);
     expect(renderSignature({ name: "t", inputSchema: { properties: { x: { enum: ["a", "b"] } }, required: ["x"] } })).toBe(
-      'async def t(*, x: Literal["a", "b"]) -> Any:',
+      'async def t(*, x: Literal["a", "b"]):',
     );
   });
   test("long enums fall back to the base type and are listed in Args", async () => {
@@ -463,15 +466,13 @@ describe("types", () => {
       name: "t",
       inputSchema: { type: "object", properties: { x: { type: "string", enum: values, description: "Pick one" } } },
     });
-    expect((await py(sig)).annotations?.x).toBe("str | None");
+    expect((await py(sig)).annotations?.x).toBe("str");
     expect(argLine(sig, "x")).toBe(`x: Pick one (one of: ${values.map((v) => `"${v}"`).join(", ")})`);
     expect(await typeOf({ enum: Array.from({ length: 9 }, (_, i) => i) })).toBe("int");
-    // very many values: the list itself is capped too
+    // very many values: every one is listed (a model cannot guess the ones left out)
     const many = Array.from({ length: 200 }, (_, i) => `value_${i}`);
     const big = renderSignature({ name: "t", inputSchema: { properties: { x: { enum: many } }, required: ["x"] } });
-    const line = argLine(big, "x")!;
-    expect(line.length).toBeLessThan(260);
-    expect(line).toContain("… (+");
+    expect(argLine(big, "x")).toBe(`x: (one of: ${many.map((v) => `"${v}"`).join(", ")})`);
     // enums inside arrays too
     const arr = renderSignature({
       name: "t",
@@ -509,7 +510,7 @@ describe("types", () => {
         ...defs,
       },
     });
-    expect(argLine(sig, "p")).toBe("p: A point {x?: float, y?: float}");
+    expect(argLine(sig, "p")).toBe("p: Point {x?: float, y?: float}");
   });
   test("$ref cycles become Any instead of recursing forever", async () => {
     const defs = {
@@ -573,7 +574,7 @@ describe("types", () => {
         $defs: { C: { properties: { c: { type: "boolean" } }, required: ["c"] } },
       },
     });
-    expect(sig.split("\n")[0]).toBe("async def t(*, a: str, c: bool, b: int | None = None) -> Any:");
+    expect(sig.split("\n")[0]).toBe("async def t(*, a: str, c: bool, b: int = None):");
   });
   test("root-level oneOf variants contribute optional params", async () => {
     const fn = await py(
@@ -600,7 +601,7 @@ describe("defaults", () => {
     const cases: [unknown, string, unknown][] = [
       [{ type: "boolean", default: true }, "x: bool = True", true],
       [{ type: "boolean", default: false }, "x: bool = False", false],
-      [{ type: "string", default: null }, "x: str | None = None", null],
+      [{ type: "string", default: null }, "x: str = None", null],
       [{ type: "string", default: 'a "q"\n' }, 'x: str = "a \\"q\\"\\n"', 'a "q"\n'],
       [{ type: "integer", default: -1 }, "x: int = -1", -1],
       [{ type: "number", default: 0.5 }, "x: float = 0.5", 0.5],
@@ -609,24 +610,26 @@ describe("defaults", () => {
     ];
     for (const [schema, decl, value] of cases) {
       const sig = renderSignature(tool(schema));
-      expect(sig).toBe(`async def t(*, ${decl}) -> Any:`);
+      expect(sig).toBe(`async def t(*, ${decl}):`);
       expect((await py(sig)).defaults?.x).toEqual({ v: value });
     }
   });
-  test("optional without default -> T | None = None", async () => {
-    expect(renderSignature(tool({ type: "string" }))).toBe("async def t(*, x: str | None = None) -> Any:");
-    expect(renderSignature(tool({ type: ["string", "null"] }))).toBe("async def t(*, x: str | None = None) -> Any:");
-    expect(renderSignature(tool({}))).toBe("async def t(*, x: Any = None) -> Any:");
+  test("optional without default -> T = None (None means not sent: no `| None`)", async () => {
+    expect(renderSignature(tool({ type: "string" }))).toBe("async def t(*, x: str = None):");
+    expect(renderSignature(tool({ type: ["string", "null"] }))).toBe("async def t(*, x: str = None):");
+    expect(renderSignature(tool({ type: ["integer", "string", "null"] }))).toBe("async def t(*, x: int | str = None):");
+    expect(renderSignature(tool({ enum: ["a", "b", null] }))).toBe('async def t(*, x: Literal["a", "b"] = None):');
+    expect(renderSignature(tool({}))).toBe("async def t(*, x: Any = None):");
   });
   test("huge defaults are elided with ... and noted in Args", async () => {
     const big = { type: "string", default: "y".repeat(500) };
     const sig = renderSignature(tool(big));
-    expect(sig.split("\n")[0]).toBe("async def t(*, x: str = ...) -> Any:");
+    expect(sig.split("\n")[0]).toBe("async def t(*, x: str = ...):");
     expect(argLine(sig, "x")).toMatch(/^x: \(default "y+…\)$/);
     expect((await py(sig)).defaults?.x).toEqual({ expr: "..." });
   });
   test("a default alone does not earn an Args line", async () => {
-    expect(renderSignature(tool({ type: "integer", default: 10 }))).toBe("async def t(*, x: int = 10) -> Any:");
+    expect(renderSignature(tool({ type: "integer", default: 10 }))).toBe("async def t(*, x: int = 10):");
   });
 });
 
@@ -652,9 +655,10 @@ describe("parameter names", () => {
     expect(fn.kwonly).toEqual(["from_", "class_", "user_name", "_filter", "_2fa", "ok_name"]);
     expect(argLine(sig, "from_")).toBe('from_: (sent as "from") Start date');
     expect(argLine(sig, "class_")).toBe('class_: (sent as "class")');
-    // A rename by "-" -> "_" alone is said once for the whole tool, not per argument.
+    // A rename by "-" -> "_" alone is said once for the whole tool, in the Args header, not per argument.
     expect(argLine(sig, "user_name")).toBeUndefined();
-    expect(sig).toContain('Argument names are sent with - for _ (user_name as "user-name").');
+    expect(sig).toContain('"""Args (sent with - for _):\n');
+    expect(sig.match(/sent with - for _/g)).toHaveLength(1);
     expect(argLine(sig, "_filter")).toBe('_filter: (sent as "$filter") OData filter');
     expect(argLine(sig, "ok_name")).toBeUndefined();
   });
@@ -688,8 +692,8 @@ describe("parameter names", () => {
     expect(new Set(fn.kwonly).size).toBe(5);
     const map = argNameMap(tool);
     expect(map).toEqual({ user_name_: "user-name", user_name__: "user.name", from__: "from" });
-    expect(fn.annotations?.user_name).toBe("int | None");
-    expect(fn.annotations?.user_name_).toBe("str | None");
+    expect(fn.annotations?.user_name).toBe("int");
+    expect(fn.annotations?.user_name_).toBe("str");
   });
 });
 
@@ -775,11 +779,11 @@ describe("Args section", () => {
       description: "Does a thing.",
       inputSchema: { properties: { a: { type: "string" } } },
     });
-    expect(sig).toBe('async def t(*, a: str | None = None) -> Any:\n    """Does a thing."""');
+    expect(sig).toBe('async def t(*, a: str = None):\n    """Does a thing."""');
   });
   test("Args without a description", async () => {
     const sig = renderSignature({ name: "t", inputSchema: { properties: { a: { type: "string", description: "A" } } } });
-    expect(sig).toBe('async def t(*, a: str | None = None) -> Any:\n    """Args:\n        a: A\n    """');
+    expect(sig).toBe('async def t(*, a: str = None):\n    """Args:\n        a: A"""');
     await py(sig);
   });
 });
@@ -790,7 +794,7 @@ describe("docstring", () => {
       name: "t",
       description: "First   line\ncontinues.\n\nSecond paragraph is dropped.",
     });
-    expect(sig).toBe('async def t() -> Any:\n    """First line continues."""');
+    expect(sig).toBe('async def t():\n    """First line continues."""');
     const long = renderSignature({ name: "t", description: "Sentence number one is here. ".repeat(40) });
     const doc = (await py(long)).doc!;
     expect(doc.length).toBeLessThanOrEqual(400);
@@ -822,7 +826,7 @@ describe("docstring", () => {
     }
   });
   test("title is used when there is no description", async () => {
-    expect(renderSignature({ name: "t", title: "Nice Tool" })).toBe('async def t() -> Any:\n    """Nice Tool"""');
+    expect(renderSignature({ name: "t", title: "Nice Tool" })).toBe('async def t():\n    """Nice Tool"""');
   });
 });
 
