@@ -113,7 +113,7 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
       const lit = pyLiteral(s.default);
       if (s.default === null) type = optionalType(type);
       if (lit.length <= DEFAULT_MAX_CHARS) {
-        decl = `${p.py}: ${type} = ${lit}`;
+        decl = `${p.py}: ${type} = ${lit}`; // said here only, not again in Args
       } else {
         decl = `${p.py}: ${type} = ...`;
         notes.push(`default ${truncate(lit, DEFAULT_MAX_CHARS)}`);
@@ -131,7 +131,6 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
     const shape = shapeOf(p.schema, newCtx(ctx.root), new Set(), 0);
 
     const renamed = p.py !== p.wire && !dashOnly(p);
-    // A default short enough for the signature (`state: str = "open"`) is not repeated in Args.
 
     const pieces: string[] = [];
     if (renamed) pieces.push(`(sent as ${pyStr(p.wire)})`);

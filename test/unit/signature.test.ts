@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Tiktoken } from "js-tiktoken/lite";
+import cl100k from "js-tiktoken/ranks/cl100k_base";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import {
   argNameMap,
@@ -788,6 +789,192 @@ describe("Args section", () => {
   });
 });
 
+describe("each thing said once (what the signature line says is not repeated in Args)", () => {
+  test("optional: `T = None`; a required nullable argument keeps `| None`; required ones have no default", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        type: "object",
+        properties: {
+          must: { type: ["string", "null"], description: "Pass None to clear" },
+          opt: { type: ["string", "null"] },
+          cleared: { type: "integer", default: null },
+        },
+        required: ["must"],
+      },
+    });
+    expect(sig.split("\n")[0]).toBe("async def t(*, must: str | None, opt: str = None, cleared: int = None):");
+    const fn = await py(sig);
+    expect(fn.required).toEqual(["must"]);
+    expect(fn.annotations).toEqual({ must: "str | None", opt: "str", cleared: "int" });
+    expect(fn.defaults).toEqual({ opt: { v: null }, cleared: { v: null } });
+  });
+
+  test("a default is shown in the signature, not again in Args", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          limit: { type: "integer", default: 10, minimum: 1, maximum: 50, description: "Max results" },
+          mode: { type: "string", enum: ["fast", "full"], default: "fast", description: "Scan mode" },
+        },
+      },
+    });
+    expect(sig.split("\n")[0]).toBe('async def t(*, limit: int = 10, mode: Literal["fast", "full"] = "fast"):');
+    expect(argsLines(sig)).toEqual(["limit: Max results (1-50)", "mode: Scan mode"]);
+    expect((await py(sig)).defaults).toEqual({ limit: { v: 10 }, mode: { v: "fast" } });
+  });
+
+  test("a constraint the description states as a whole is not appended again; a longer number is not it", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          a: { type: "integer", minimum: 1, maximum: 20, description: "Number of results (1-20)" },
+          b: { type: "integer", minimum: 1, maximum: 10, description: "Between 1-100 items per page" },
+          c: { type: "string", format: "date-time", description: "Start as date-time" },
+          d: { type: "string", maxLength: 64, description: "Label, up to 64 characters" },
+        },
+      },
+    });
+    expect(argsLines(sig)).toEqual([
+      "a: Number of results (1-20)",
+      "b: Between 1-100 items per page (1-10)",
+      "c: Start as date-time",
+      "d: Label, up to 64 characters (len<=64)",
+    ]);
+  });
+
+  test("filler a signature already says is dropped by general rules", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          subscription: { type: "string", description: "Specifies the Azure subscription to use." },
+          strategy: { type: "string", description: "Retry strategy to use" },
+          search: { type: "string", description: "Optional search text filter" },
+          context: { type: "string", description: "Kubeconfig context (optional - defaults to null)" },
+          images: { type: "boolean", description: "Whether to include images" },
+          private: { type: "boolean", description: "Whether the repository is private" },
+          verbose: { type: "boolean", description: "If true, includes column details" },
+          paths: { type: "array", items: { type: "string" }, description: "Array of file paths to read" },
+          tags: { type: "string", description: "List of comma-separated tags" },
+          how: { type: "string", description: "Whether to use" },
+          limit: { type: "integer", description: "A limit on the number of objects" },
+        },
+      },
+    });
+    expect(argsLines(sig)).toEqual([
+      "subscription: Azure subscription",
+      "strategy: Retry strategy",
+      "search: Search text filter",
+      "context: Kubeconfig context",
+      "images: Include images",
+      "private: Whether the repository is private", // only "whether to" goes: "The repository is private" would read as a fact
+      "verbose: Includes column details",
+      "paths: File paths to read",
+      "tags: List of comma-separated tags", // a str, not a list: "List of" is information here
+      "how: Whether to use",
+      "limit: Limit on the number of objects",
+    ]);
+  });
+
+  test("a required argument keeps its 'optional' wording (the signature says otherwise; the text may explain when)", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: { properties: { a: { type: "string", description: "Optional prefix for keys" } }, required: ["a"] },
+    });
+    expect(argsLines(sig)).toEqual(["a: Optional prefix for keys"]);
+  });
+
+  test("the rules never make room for another sentence: they only shorten what was chosen", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          slowly: {
+            type: "boolean",
+            description: "Whether to type one character at a time. Useful for triggering key handlers in the page.",
+          },
+        },
+      },
+    });
+    expect(argsLines(sig)).toEqual(["slowly: Type one character at a time"]);
+  });
+
+  test("a description that only restates the argument's and the tool's names is dropped; one more word keeps it", async () => {
+    const sig = renderSignature({
+      name: "route_delete",
+      inputSchema: {
+        properties: {
+          route_id: { type: "string", description: "ID of the route to delete" },
+          zoneId: { type: "string", description: "ID of the zone" },
+          name: { type: "string", description: "Name of the route to delete (hex)" },
+          force: { type: "boolean", description: "Delete even if in use" },
+          kind: {
+            type: "string",
+            enum: Array.from({ length: 10 }, (_, i) => `k${i}`),
+            description: "Kind of route",
+          },
+        },
+        required: ["route_id"],
+      },
+    });
+    expect(sig.split("\n")[0]).toBe(
+      "async def route_delete(*, route_id: str, zoneId: str = None, name: str = None, force: bool = None, kind: str = None):",
+    );
+    expect(argsLines(sig)).toEqual([
+      "name: Name of the route to delete (hex)",
+      "force: Delete even if in use",
+      // The description goes, every allowed value stays.
+      `kind: (one of: ${Array.from({ length: 10 }, (_, i) => `"k${i}"`).join(", ")})`,
+    ]);
+  });
+
+  test("nested fields stay when the description goes", async () => {
+    const sig = renderSignature({
+      name: "push_files",
+      inputSchema: {
+        properties: {
+          files: {
+            type: "array",
+            description: "Array of files to push",
+            items: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
+          },
+        },
+        required: ["files"],
+      },
+    });
+    expect(argsLines(sig)).toEqual(["files: [{path: str, content: str}]"]);
+  });
+
+  test("a '-' for '_' rename: in the Args header, or a sentence of its own when no argument has a line", async () => {
+    const withArgs = renderSignature({
+      name: "t",
+      description: "Lists things.",
+      inputSchema: { properties: { "resource-group": { type: "string", description: "Azure resource group" } } },
+    });
+    expect(withArgs).toBe(
+      'async def t(*, resource_group: str = None):\n    """Lists things.\n\n    Args (sent with - for _):\n        resource_group: Azure resource group"""',
+    );
+    const bare = renderSignature({ name: "t", inputSchema: { properties: { "resource-group": { type: "string" } } } });
+    expect(bare).toBe('async def t(*, resource_group: str = None):\n    """Argument names are sent with - for _."""');
+    await py(withArgs);
+    await py(bare);
+  });
+
+  test("the closing quotes end the last line, whatever that line ends with", async () => {
+    for (const tail of ['"', '""', "\\", 'x"""', "…"]) {
+      const sig = renderSignature({
+        name: "t",
+        inputSchema: { properties: { a: { type: "string", description: `Ends with ${tail}` } } },
+      });
+      expect(sig.split("\n").at(-1)).toEndWith('"""');
+      expect((await py(sig)).doc).toEndWith(`a: Ends with ${tail}`);
+    }
+  });
+});
+
 describe("docstring", () => {
   test("first paragraph only, whitespace collapsed, capped near 400 chars", async () => {
     const sig = renderSignature({
@@ -986,4 +1173,54 @@ describe("tool catalog", () => {
     expect(bareRatio).toBeLessThan(0.75);
     expect(payloadRatio).toBeLessThan(0.7);
   });
+
+  test("every allowed value of every argument is in its signature (both catalogs)", async () => {
+    const real = path.join(import.meta.dir, "..", "..", "bench", "search-data", "real-servers.catalog.json");
+    const both = [
+      ...tools,
+      ...(JSON.parse(readFileSync(real, "utf8")) as CatalogServer[]).flatMap((s) => s.tools.map((t) => ({ server: s.server, tool: t }))),
+    ];
+    const missing: string[] = [];
+    for (const { server, tool } of both) {
+      const sig = renderSignature(tool);
+      const props = ((tool.inputSchema ?? {}) as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+      for (const [name, prop] of Object.entries(props)) {
+        // `items` counts for arrays only (digitalocean has `type: "string"` with an `items.enum`).
+        const items = prop?.type === "array" || prop?.type === undefined ? [prop?.items] : [];
+        const schemas = [prop, ...items, ...((prop?.anyOf as unknown[]) ?? []), ...((prop?.oneOf as unknown[]) ?? [])];
+        for (const sch of schemas as { enum?: unknown[]; const?: unknown }[]) {
+          const values = [...(Array.isArray(sch?.enum) ? sch.enum : []), ...(sch && "const" in sch ? [sch.const] : [])];
+          for (const v of values) {
+            if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") continue; // None is the default's
+            const lit = typeof v === "string" ? JSON.stringify(v) : typeof v === "boolean" ? (v ? "True" : "False") : String(v);
+            if (!sig.includes(lit)) missing.push(`${server}/${tool.name}.${name}: ${lit}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+// The target of bench/signature-tokens.ts (issue 12): signature docs at most half the tokens of the
+// JSON definitions they replace (what detail="full" returns), on both catalogs, with cl100k_base.
+describe("signature tokens vs the JSON definition", () => {
+  const enc = new Tiktoken(cl100k);
+  const catalogs = {
+    shared: CATALOG_PATH,
+    real: path.join(import.meta.dir, "..", "..", "bench", "search-data", "real-servers.catalog.json"),
+  };
+  for (const [label, file] of Object.entries(catalogs)) {
+    test(`${label} catalog: signature <= 0.5x JSON`, () => {
+      const catalog = JSON.parse(readFileSync(file, "utf8")) as CatalogServer[];
+      let sig = 0;
+      let json = 0;
+      for (const t of catalog.flatMap((s) => s.tools)) {
+        sig += enc.encode(renderToolDoc(t, "signature") as string).length;
+        json += enc.encode(JSON.stringify(renderToolDoc(t, "full"))).length;
+      }
+      console.log(`${label} catalog: signature ${sig} / JSON ${json} tokens = ${(sig / json).toFixed(3)}x`);
+      expect(sig / json).toBeLessThanOrEqual(0.5);
+    });
+  }
 });
