@@ -3,7 +3,7 @@
  * into compact, Python-flavoured documentation at three detail levels:
  *
  *   summary   -> "name: first sentence of description"
- *   signature -> `async def name(*, a: str, b: int | None = None) -> Any:` + docstring
+ *   signature -> `async def name(*, a: str, b: int = None):` + docstring
  *   full      -> the raw definition as an object
  *
  * Pure TypeScript: no runtime-specific APIs.
@@ -52,8 +52,28 @@ function escapeDoc(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/"""/g, '""\\"');
 }
 
+/** escapeDoc for the docstring's last line: a trailing quote would merge with the closing `"""`. */
+function escapeDocEnd(text: string): string {
+  return text.endsWith('"') ? escapeDoc(text.slice(0, -1)) + '\\"' : escapeDoc(text);
+}
+
 // ---------------------------------------------------------------------------
 // Public renderers
+
+/**
+ * The annotation of an optional parameter whose default is None: `= None` already says the argument
+ * may be left out (None means "not given": the proxy does not send it), so a trailing `| None` is
+ * dropped (`limit: int = None`, PEP 484's implicit Optional).
+ */
+function optionalType(type: string): string {
+  return type.endsWith(" | None") ? type.slice(0, -" | None".length) : type;
+}
+
+/** `phrase` occurs in `text` as a whole (not as part of a longer number or word: "1-10" is not in "1-100"). */
+function statedIn(text: string, phrase: string): boolean {
+  const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?<![\\w.-])${escaped}(?![\\w-]|\\.\\d)`).test(text);
+}
 
 function displayName(tool: ToolDef, opts?: RenderOptions): string {
   return opts?.alias ?? pythonIdentifier(tool.name);
@@ -80,43 +100,37 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
   const argLines: string[] = [];
   // Names renamed only by "-" -> "_" (resource-group -> resource_group) are said once, not per argument.
   const dashOnly = (p: Param) => p.py !== p.wire && p.wire.replace(/-/g, "_") === p.py;
-  const dashRenames = params.filter(dashOnly).length;
   for (const p of params) {
     const hidden: unknown[] = [];
     const { s } = normalize(p.schema, newCtx(ctx.root), new Set());
     let type = renderType(p.schema, newCtx(ctx.root, hidden));
     const notes: string[] = [];
-    let defaultNote: string | undefined;
 
     let decl: string;
     if (p.required) {
       decl = `${p.py}: ${type}`;
     } else if ("default" in s && s.default !== undefined) {
       const lit = pyLiteral(s.default);
-      if (s.default === null && !/\bNone$/.test(type) && type !== "Any") type += " | None";
+      if (s.default === null) type = optionalType(type);
       if (lit.length <= DEFAULT_MAX_CHARS) {
-        decl = `${p.py}: ${type} = ${lit}`;
-        if (s.default !== null) defaultNote = `default ${lit}`;
+        decl = `${p.py}: ${type} = ${lit}`; // said here only, not again in Args
       } else {
         decl = `${p.py}: ${type} = ...`;
         notes.push(`default ${truncate(lit, DEFAULT_MAX_CHARS)}`);
       }
     } else {
-      const opt = type === "Any" || /\bNone$/.test(type) ? type : `${type} | None`;
-      decl = `${p.py}: ${opt} = None`;
+      decl = `${p.py}: ${optionalType(type)} = None`;
     }
     sigParts.push(decl);
 
-    const desc = argDescription(s.description);
-    const constraints = s === ANY_MARK ? [] : constraintsOf(s);
+    const desc = argDescription(s.description, { name: p.wire, tool: tool.name, optional: !p.required, type });
+    // A constraint the description already states ("Number of results (1-20)") is not said twice.
+    const constraints = (s === ANY_MARK ? [] : constraintsOf(s)).filter((c) => !statedIn(desc, c));
     if (hidden.length) constraints.push(enumList(hidden));
     constraints.push(...notes);
     const shape = shapeOf(p.schema, newCtx(ctx.root), new Set(), 0);
 
-    const renamed = p.py !== p.wire && !(dashRenames > 0 && dashOnly(p));
-    // A short default is repeated next to other notes (`state: Issue state (default "open")`),
-    // but never earns an Args line on its own: the signature already shows it.
-    if (defaultNote && (desc || constraints.length || shape || renamed)) constraints.push(defaultNote);
+    const renamed = p.py !== p.wire && !dashOnly(p);
 
     const pieces: string[] = [];
     if (renamed) pieces.push(`(sent as ${pyStr(p.wire)})`);
@@ -132,19 +146,19 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
 
   const out = isObj(tool.outputSchema) ? normalize(tool.outputSchema, newCtx(tool.outputSchema), new Set()).s : {};
   const hasOutProps = isObj(out.properties) && Object.keys(out.properties).length > 0;
-  const ret = hasOutProps ? "dict" : "Any";
-
-  const lines = [`async def ${name}(${argList}) -> ${ret}:`];
+  // No return annotation means Any: `-> Any` would say nothing.
+  const lines = [`async def ${name}(${argList})${hasOutProps ? " -> dict" : ""}:`];
 
   const first = leadSentences(firstParagraph(tool.description ?? "") || oneLine(tool.title ?? ""), DOC_FIRST_SOFT, DOC_FIRST_MAX);
   const body: string[] = [];
-  if (dashRenames > 0) {
-    const ex = params.find(dashOnly)!;
-    body.push(`Argument names are sent with - for _ (${ex.py} as ${pyStr(ex.wire)}).`);
-  }
+  // A "-" for "_" rename is said once, in the Args header (or alone when no argument has a line).
+  const dashEx = params.find(dashOnly);
+  const dashNote = dashEx ? "sent with - for _" : undefined;
   if (argLines.length) {
-    body.push("Args:");
+    body.push(dashNote ? `Args (${dashNote}):` : "Args:");
     for (const a of argLines) body.push(`    ${a}`);
+  } else if (dashNote) {
+    body.push(`Argument names are ${dashNote}.`);
   }
   if (hasOutProps) {
     const shape = shapeOf(out, newCtx(tool.outputSchema), new Set(), 0);
@@ -154,16 +168,13 @@ export function renderSignature(tool: ToolDef, opts?: RenderOptions): string {
   }
 
   if (first || body.length) {
-    if (body.length === 0) {
-      // A trailing quote would merge with the closing `"""`: escape it.
-      const doc = first.endsWith('"') ? escapeDoc(first.slice(0, -1)) + '\\"' : escapeDoc(first);
-      lines.push(`    """${doc}"""`);
-    } else {
-      const docLines = first ? [first, "", ...body] : body;
-      lines.push(`    """${escapeDoc(docLines[0] ?? "")}`);
-      for (const l of docLines.slice(1)) lines.push(l ? `    ${escapeDoc(l)}` : "");
-      lines.push(`    """`);
-    }
+    // The closing `"""` ends the last line rather than taking a line of its own.
+    const docLines = first && body.length ? [first, "", ...body] : first ? [first] : body;
+    const last = docLines.length - 1;
+    docLines.forEach((l, i) => {
+      const text = i === last ? escapeDocEnd(l) + '"""' : escapeDoc(l);
+      lines.push(i === 0 ? `    """${text}` : text ? `    ${text}` : "");
+    });
   }
   return lines.join("\n");
 }

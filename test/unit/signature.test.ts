@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Tiktoken } from "js-tiktoken/lite";
+import cl100k from "js-tiktoken/ranks/cl100k_base";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import {
   argNameMap,
@@ -153,13 +154,13 @@ async function typeOf(prop: unknown, extra: Record<string, unknown> = {}): Promi
 }
 
 function argsLines(sig: string): string[] {
-  const i = sig.split("\n").findIndex((l) => l.trim() === "Args:" || l.trim() === '"""Args:');
+  const i = sig.split("\n").findIndex((l) => /^(?:""")?Args(?: \(.*\))?:$/.test(l.trim()));
   if (i < 0) return [];
   return sig
     .split("\n")
     .slice(i + 1)
     .filter((l) => l.startsWith("        "))
-    .map((l) => l.trim());
+    .map((l) => l.trim().replace(/"""$/, "")); // the last line ends the docstring
 }
 
 function argLine(sig: string, name: string): string | undefined {
@@ -264,16 +265,15 @@ describe("renderSignature", () => {
     const sig = renderSignature(CREATE_ISSUE);
     expect(sig).toBe(
       [
-        'async def create_issue(*, owner: str, repo: str, title: str, body: str | None = None, labels: list[str] | None = None, state: Literal["open", "closed"] = "open", per_page: int | None = None) -> Any:',
+        'async def create_issue(*, owner: str, repo: str, title: str, body: str = None, labels: list[str] = None, state: Literal["open", "closed"] = "open", per_page: int = None):',
         '    """Create a new issue in a GitHub repository.',
         "",
         "    Args:",
         "        owner: Repository owner",
         "        repo: Repository name",
         "        body: Issue body (markdown)",
-        '        state: Issue state (default "open")',
-        "        per_page: Results per page (1-100)",
-        '    """',
+        // "Issue state" says no more than create_issue(state=...); the default is in the signature.
+        '        per_page: Results per page (1-100)"""',
       ].join("\n"),
     );
     const fn = await py(sig);
@@ -282,6 +282,8 @@ describe("renderSignature", () => {
     expect(fn.kwonly).toEqual(["owner", "repo", "title", "body", "labels", "state", "per_page"]);
     expect(fn.required).toEqual(["owner", "repo", "title"]);
     expect(fn.defaults?.state).toEqual({ v: "open" });
+    expect(fn.annotations?.state).toBe("Literal['open', 'closed']");
+    expect(fn.defaults?.body).toEqual({ v: null });
   });
 
   test("alias overrides the function name", async () => {
@@ -316,10 +318,10 @@ describe("renderSignature", () => {
   });
 
   test("no params", async () => {
-    expect(renderSignature({ name: "ping" })).toBe("async def ping() -> Any:");
-    expect(renderSignature({ name: "ping", inputSchema: { type: "object", properties: {} } })).toBe("async def ping() -> Any:");
+    expect(renderSignature({ name: "ping" })).toBe("async def ping():");
+    expect(renderSignature({ name: "ping", inputSchema: { type: "object", properties: {} } })).toBe("async def ping():");
     expect(renderSignature({ name: "ping", description: "Ping.", inputSchema: { type: "object" } })).toBe(
-      'async def ping() -> Any:\n    """Ping."""',
+      'async def ping():\n    """Ping."""',
     );
     await py(renderSignature({ name: "ping" }));
   });
@@ -329,7 +331,7 @@ describe("renderSignature", () => {
       name: "t",
       inputSchema: { type: "object", properties: { a: { type: "string" } }, additionalProperties: true },
     });
-    expect(open).toBe("async def t(*, a: str | None = None, **kwargs: Any) -> Any:");
+    expect(open).toBe("async def t(*, a: str = None, **kwargs: Any):");
     await py(open);
     const typed = await py(
       renderSignature({
@@ -341,7 +343,7 @@ describe("renderSignature", () => {
     expect(typed.kwargAnnotation).toBe("int");
     // No named params: no bare `*` (that would be a SyntaxError).
     const only = renderSignature({ name: "t", inputSchema: { type: "object", additionalProperties: true } });
-    expect(only).toBe("async def t(**kwargs: Any) -> Any:");
+    expect(only).toBe("async def t(**kwargs: Any):");
     await py(only);
     // additionalProperties: false / absent -> no **kwargs
     expect((await py(renderSignature(CREATE_ISSUE))).kwarg).toBeNull();
@@ -350,7 +352,7 @@ describe("renderSignature", () => {
 
   test("an unconstrained schema (no type, no properties) accepts **kwargs", async () => {
     const sig = renderSignature({ name: "t", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#" } });
-    expect(sig).toBe("async def t(**kwargs: Any) -> Any:");
+    expect(sig).toBe("async def t(**kwargs: Any):");
   });
 
   test("**kwargs name does not collide with a param named kwargs", async () => {
@@ -366,7 +368,9 @@ describe("renderSignature", () => {
 
   test("return type follows outputSchema", async () => {
     const base: ToolDef = { name: "t", description: "Weather." };
-    expect((await py(renderSignature(base))).returns).toBe("Any");
+    // No outputSchema: no return annotation (`-> Any` would say nothing).
+    expect(renderSignature(base)).toBe('async def t():\n    """Weather."""');
+    expect((await py(renderSignature(base))).returns).toBeNull();
     const withOut = renderSignature({
       ...base,
       outputSchema: {
@@ -378,7 +382,7 @@ describe("renderSignature", () => {
     const fn = await py(withOut);
     expect(fn.returns).toBe("dict");
     expect(withOut).toContain("Returns: {temperature: float, note?: str}");
-    expect((await py(renderSignature({ ...base, outputSchema: { type: "object" } }))).returns).toBe("Any");
+    expect((await py(renderSignature({ ...base, outputSchema: { type: "object" } }))).returns).toBeNull();
   });
 });
 
@@ -454,7 +458,7 @@ describe("types", () => {
     expect(await typeOf({ const: "fixed" })).toBe("Literal['fixed']");
     expect(await typeOf({ type: "string", enum: ['say "hi"', "back\\slash"] })).toBe(`Literal['say "hi"', 'back\\\\slash']`);
     expect(renderSignature({ name: "t", inputSchema: { properties: { x: { enum: ["a", "b"] } }, required: ["x"] } })).toBe(
-      'async def t(*, x: Literal["a", "b"]) -> Any:',
+      'async def t(*, x: Literal["a", "b"]):',
     );
   });
   test("long enums fall back to the base type and are listed in Args", async () => {
@@ -463,15 +467,13 @@ describe("types", () => {
       name: "t",
       inputSchema: { type: "object", properties: { x: { type: "string", enum: values, description: "Pick one" } } },
     });
-    expect((await py(sig)).annotations?.x).toBe("str | None");
+    expect((await py(sig)).annotations?.x).toBe("str");
     expect(argLine(sig, "x")).toBe(`x: Pick one (one of: ${values.map((v) => `"${v}"`).join(", ")})`);
     expect(await typeOf({ enum: Array.from({ length: 9 }, (_, i) => i) })).toBe("int");
-    // very many values: the list itself is capped too
+    // very many values: every one is listed (a model cannot guess the ones left out)
     const many = Array.from({ length: 200 }, (_, i) => `value_${i}`);
     const big = renderSignature({ name: "t", inputSchema: { properties: { x: { enum: many } }, required: ["x"] } });
-    const line = argLine(big, "x")!;
-    expect(line.length).toBeLessThan(260);
-    expect(line).toContain("… (+");
+    expect(argLine(big, "x")).toBe(`x: (one of: ${many.map((v) => `"${v}"`).join(", ")})`);
     // enums inside arrays too
     const arr = renderSignature({
       name: "t",
@@ -509,7 +511,7 @@ describe("types", () => {
         ...defs,
       },
     });
-    expect(argLine(sig, "p")).toBe("p: A point {x?: float, y?: float}");
+    expect(argLine(sig, "p")).toBe("p: Point {x?: float, y?: float}");
   });
   test("$ref cycles become Any instead of recursing forever", async () => {
     const defs = {
@@ -573,7 +575,7 @@ describe("types", () => {
         $defs: { C: { properties: { c: { type: "boolean" } }, required: ["c"] } },
       },
     });
-    expect(sig.split("\n")[0]).toBe("async def t(*, a: str, c: bool, b: int | None = None) -> Any:");
+    expect(sig.split("\n")[0]).toBe("async def t(*, a: str, c: bool, b: int = None):");
   });
   test("root-level oneOf variants contribute optional params", async () => {
     const fn = await py(
@@ -600,7 +602,7 @@ describe("defaults", () => {
     const cases: [unknown, string, unknown][] = [
       [{ type: "boolean", default: true }, "x: bool = True", true],
       [{ type: "boolean", default: false }, "x: bool = False", false],
-      [{ type: "string", default: null }, "x: str | None = None", null],
+      [{ type: "string", default: null }, "x: str = None", null],
       [{ type: "string", default: 'a "q"\n' }, 'x: str = "a \\"q\\"\\n"', 'a "q"\n'],
       [{ type: "integer", default: -1 }, "x: int = -1", -1],
       [{ type: "number", default: 0.5 }, "x: float = 0.5", 0.5],
@@ -609,24 +611,26 @@ describe("defaults", () => {
     ];
     for (const [schema, decl, value] of cases) {
       const sig = renderSignature(tool(schema));
-      expect(sig).toBe(`async def t(*, ${decl}) -> Any:`);
+      expect(sig).toBe(`async def t(*, ${decl}):`);
       expect((await py(sig)).defaults?.x).toEqual({ v: value });
     }
   });
-  test("optional without default -> T | None = None", async () => {
-    expect(renderSignature(tool({ type: "string" }))).toBe("async def t(*, x: str | None = None) -> Any:");
-    expect(renderSignature(tool({ type: ["string", "null"] }))).toBe("async def t(*, x: str | None = None) -> Any:");
-    expect(renderSignature(tool({}))).toBe("async def t(*, x: Any = None) -> Any:");
+  test("optional without default -> T = None (None means not sent: no `| None`)", async () => {
+    expect(renderSignature(tool({ type: "string" }))).toBe("async def t(*, x: str = None):");
+    expect(renderSignature(tool({ type: ["string", "null"] }))).toBe("async def t(*, x: str = None):");
+    expect(renderSignature(tool({ type: ["integer", "string", "null"] }))).toBe("async def t(*, x: int | str = None):");
+    expect(renderSignature(tool({ enum: ["a", "b", null] }))).toBe('async def t(*, x: Literal["a", "b"] = None):');
+    expect(renderSignature(tool({}))).toBe("async def t(*, x: Any = None):");
   });
   test("huge defaults are elided with ... and noted in Args", async () => {
     const big = { type: "string", default: "y".repeat(500) };
     const sig = renderSignature(tool(big));
-    expect(sig.split("\n")[0]).toBe("async def t(*, x: str = ...) -> Any:");
+    expect(sig.split("\n")[0]).toBe("async def t(*, x: str = ...):");
     expect(argLine(sig, "x")).toMatch(/^x: \(default "y+…\)$/);
     expect((await py(sig)).defaults?.x).toEqual({ expr: "..." });
   });
   test("a default alone does not earn an Args line", async () => {
-    expect(renderSignature(tool({ type: "integer", default: 10 }))).toBe("async def t(*, x: int = 10) -> Any:");
+    expect(renderSignature(tool({ type: "integer", default: 10 }))).toBe("async def t(*, x: int = 10):");
   });
 });
 
@@ -652,9 +656,10 @@ describe("parameter names", () => {
     expect(fn.kwonly).toEqual(["from_", "class_", "user_name", "_filter", "_2fa", "ok_name"]);
     expect(argLine(sig, "from_")).toBe('from_: (sent as "from") Start date');
     expect(argLine(sig, "class_")).toBe('class_: (sent as "class")');
-    // A rename by "-" -> "_" alone is said once for the whole tool, not per argument.
+    // A rename by "-" -> "_" alone is said once for the whole tool, in the Args header, not per argument.
     expect(argLine(sig, "user_name")).toBeUndefined();
-    expect(sig).toContain('Argument names are sent with - for _ (user_name as "user-name").');
+    expect(sig).toContain('"""Args (sent with - for _):\n');
+    expect(sig.match(/sent with - for _/g)).toHaveLength(1);
     expect(argLine(sig, "_filter")).toBe('_filter: (sent as "$filter") OData filter');
     expect(argLine(sig, "ok_name")).toBeUndefined();
   });
@@ -688,8 +693,8 @@ describe("parameter names", () => {
     expect(new Set(fn.kwonly).size).toBe(5);
     const map = argNameMap(tool);
     expect(map).toEqual({ user_name_: "user-name", user_name__: "user.name", from__: "from" });
-    expect(fn.annotations?.user_name).toBe("int | None");
-    expect(fn.annotations?.user_name_).toBe("str | None");
+    expect(fn.annotations?.user_name).toBe("int");
+    expect(fn.annotations?.user_name_).toBe("str");
   });
 });
 
@@ -775,12 +780,198 @@ describe("Args section", () => {
       description: "Does a thing.",
       inputSchema: { properties: { a: { type: "string" } } },
     });
-    expect(sig).toBe('async def t(*, a: str | None = None) -> Any:\n    """Does a thing."""');
+    expect(sig).toBe('async def t(*, a: str = None):\n    """Does a thing."""');
   });
   test("Args without a description", async () => {
     const sig = renderSignature({ name: "t", inputSchema: { properties: { a: { type: "string", description: "A" } } } });
-    expect(sig).toBe('async def t(*, a: str | None = None) -> Any:\n    """Args:\n        a: A\n    """');
+    expect(sig).toBe('async def t(*, a: str = None):\n    """Args:\n        a: A"""');
     await py(sig);
+  });
+});
+
+describe("each thing said once (what the signature line says is not repeated in Args)", () => {
+  test("optional: `T = None`; a required nullable argument keeps `| None`; required ones have no default", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        type: "object",
+        properties: {
+          must: { type: ["string", "null"], description: "Pass None to clear" },
+          opt: { type: ["string", "null"] },
+          cleared: { type: "integer", default: null },
+        },
+        required: ["must"],
+      },
+    });
+    expect(sig.split("\n")[0]).toBe("async def t(*, must: str | None, opt: str = None, cleared: int = None):");
+    const fn = await py(sig);
+    expect(fn.required).toEqual(["must"]);
+    expect(fn.annotations).toEqual({ must: "str | None", opt: "str", cleared: "int" });
+    expect(fn.defaults).toEqual({ opt: { v: null }, cleared: { v: null } });
+  });
+
+  test("a default is shown in the signature, not again in Args", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          limit: { type: "integer", default: 10, minimum: 1, maximum: 50, description: "Max results" },
+          mode: { type: "string", enum: ["fast", "full"], default: "fast", description: "Scan mode" },
+        },
+      },
+    });
+    expect(sig.split("\n")[0]).toBe('async def t(*, limit: int = 10, mode: Literal["fast", "full"] = "fast"):');
+    expect(argsLines(sig)).toEqual(["limit: Max results (1-50)", "mode: Scan mode"]);
+    expect((await py(sig)).defaults).toEqual({ limit: { v: 10 }, mode: { v: "fast" } });
+  });
+
+  test("a constraint the description states as a whole is not appended again; a longer number is not it", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          a: { type: "integer", minimum: 1, maximum: 20, description: "Number of results (1-20)" },
+          b: { type: "integer", minimum: 1, maximum: 10, description: "Between 1-100 items per page" },
+          c: { type: "string", format: "date-time", description: "Start as date-time" },
+          d: { type: "string", maxLength: 64, description: "Label, up to 64 characters" },
+        },
+      },
+    });
+    expect(argsLines(sig)).toEqual([
+      "a: Number of results (1-20)",
+      "b: Between 1-100 items per page (1-10)",
+      "c: Start as date-time",
+      "d: Label, up to 64 characters (len<=64)",
+    ]);
+  });
+
+  test("filler a signature already says is dropped by general rules", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          subscription: { type: "string", description: "Specifies the Azure subscription to use." },
+          strategy: { type: "string", description: "Retry strategy to use" },
+          search: { type: "string", description: "Optional search text filter" },
+          context: { type: "string", description: "Kubeconfig context (optional - defaults to null)" },
+          images: { type: "boolean", description: "Whether to include images" },
+          private: { type: "boolean", description: "Whether the repository is private" },
+          verbose: { type: "boolean", description: "If true, includes column details" },
+          paths: { type: "array", items: { type: "string" }, description: "Array of file paths to read" },
+          tags: { type: "string", description: "List of comma-separated tags" },
+          how: { type: "string", description: "Whether to use" },
+          limit: { type: "integer", description: "A limit on the number of objects" },
+        },
+      },
+    });
+    expect(argsLines(sig)).toEqual([
+      "subscription: Azure subscription",
+      "strategy: Retry strategy",
+      "search: Search text filter",
+      "context: Kubeconfig context",
+      "images: Include images",
+      "private: Whether the repository is private", // only "whether to" goes: "The repository is private" would read as a fact
+      "verbose: Includes column details",
+      "paths: File paths to read",
+      "tags: List of comma-separated tags", // a str, not a list: "List of" is information here
+      "how: Whether to use",
+      "limit: Limit on the number of objects",
+    ]);
+  });
+
+  test("a required argument keeps its 'optional' wording (the signature says otherwise; the text may explain when)", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: { properties: { a: { type: "string", description: "Optional prefix for keys" } }, required: ["a"] },
+    });
+    expect(argsLines(sig)).toEqual(["a: Optional prefix for keys"]);
+  });
+
+  test("the rules never make room for another sentence: they only shorten what was chosen", async () => {
+    const sig = renderSignature({
+      name: "t",
+      inputSchema: {
+        properties: {
+          slowly: {
+            type: "boolean",
+            description: "Whether to type one character at a time. Useful for triggering key handlers in the page.",
+          },
+        },
+      },
+    });
+    expect(argsLines(sig)).toEqual(["slowly: Type one character at a time"]);
+  });
+
+  test("a description that only restates the argument's and the tool's names is dropped; one more word keeps it", async () => {
+    const sig = renderSignature({
+      name: "route_delete",
+      inputSchema: {
+        properties: {
+          route_id: { type: "string", description: "ID of the route to delete" },
+          zoneId: { type: "string", description: "ID of the zone" },
+          name: { type: "string", description: "Name of the route to delete (hex)" },
+          force: { type: "boolean", description: "Delete even if in use" },
+          kind: {
+            type: "string",
+            enum: Array.from({ length: 10 }, (_, i) => `k${i}`),
+            description: "Kind of route",
+          },
+        },
+        required: ["route_id"],
+      },
+    });
+    expect(sig.split("\n")[0]).toBe(
+      "async def route_delete(*, route_id: str, zoneId: str = None, name: str = None, force: bool = None, kind: str = None):",
+    );
+    expect(argsLines(sig)).toEqual([
+      "name: Name of the route to delete (hex)",
+      "force: Delete even if in use",
+      // The description goes, every allowed value stays.
+      `kind: (one of: ${Array.from({ length: 10 }, (_, i) => `"k${i}"`).join(", ")})`,
+    ]);
+  });
+
+  test("nested fields stay when the description goes", async () => {
+    const sig = renderSignature({
+      name: "push_files",
+      inputSchema: {
+        properties: {
+          files: {
+            type: "array",
+            description: "Array of files to push",
+            items: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
+          },
+        },
+        required: ["files"],
+      },
+    });
+    expect(argsLines(sig)).toEqual(["files: [{path: str, content: str}]"]);
+  });
+
+  test("a '-' for '_' rename: in the Args header, or a sentence of its own when no argument has a line", async () => {
+    const withArgs = renderSignature({
+      name: "t",
+      description: "Lists things.",
+      inputSchema: { properties: { "resource-group": { type: "string", description: "Azure resource group" } } },
+    });
+    expect(withArgs).toBe(
+      'async def t(*, resource_group: str = None):\n    """Lists things.\n\n    Args (sent with - for _):\n        resource_group: Azure resource group"""',
+    );
+    const bare = renderSignature({ name: "t", inputSchema: { properties: { "resource-group": { type: "string" } } } });
+    expect(bare).toBe('async def t(*, resource_group: str = None):\n    """Argument names are sent with - for _."""');
+    await py(withArgs);
+    await py(bare);
+  });
+
+  test("the closing quotes end the last line, whatever that line ends with", async () => {
+    for (const tail of ['"', '""', "\\", 'x"""', "…"]) {
+      const sig = renderSignature({
+        name: "t",
+        inputSchema: { properties: { a: { type: "string", description: `Ends with ${tail}` } } },
+      });
+      expect(sig.split("\n").at(-1)).toEndWith('"""');
+      expect((await py(sig)).doc).toEndWith(`a: Ends with ${tail}`);
+    }
   });
 });
 
@@ -790,7 +981,7 @@ describe("docstring", () => {
       name: "t",
       description: "First   line\ncontinues.\n\nSecond paragraph is dropped.",
     });
-    expect(sig).toBe('async def t() -> Any:\n    """First line continues."""');
+    expect(sig).toBe('async def t():\n    """First line continues."""');
     const long = renderSignature({ name: "t", description: "Sentence number one is here. ".repeat(40) });
     const doc = (await py(long)).doc!;
     expect(doc.length).toBeLessThanOrEqual(400);
@@ -822,7 +1013,7 @@ describe("docstring", () => {
     }
   });
   test("title is used when there is no description", async () => {
-    expect(renderSignature({ name: "t", title: "Nice Tool" })).toBe('async def t() -> Any:\n    """Nice Tool"""');
+    expect(renderSignature({ name: "t", title: "Nice Tool" })).toBe('async def t():\n    """Nice Tool"""');
   });
 });
 
@@ -982,4 +1173,54 @@ describe("tool catalog", () => {
     expect(bareRatio).toBeLessThan(0.75);
     expect(payloadRatio).toBeLessThan(0.7);
   });
+
+  test("every allowed value of every argument is in its signature (both catalogs)", async () => {
+    const real = path.join(import.meta.dir, "..", "..", "bench", "search-data", "real-servers.catalog.json");
+    const both = [
+      ...tools,
+      ...(JSON.parse(readFileSync(real, "utf8")) as CatalogServer[]).flatMap((s) => s.tools.map((t) => ({ server: s.server, tool: t }))),
+    ];
+    const missing: string[] = [];
+    for (const { server, tool } of both) {
+      const sig = renderSignature(tool);
+      const props = ((tool.inputSchema ?? {}) as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+      for (const [name, prop] of Object.entries(props)) {
+        // `items` counts for arrays only (digitalocean has `type: "string"` with an `items.enum`).
+        const items = prop?.type === "array" || prop?.type === undefined ? [prop?.items] : [];
+        const schemas = [prop, ...items, ...((prop?.anyOf as unknown[]) ?? []), ...((prop?.oneOf as unknown[]) ?? [])];
+        for (const sch of schemas as { enum?: unknown[]; const?: unknown }[]) {
+          const values = [...(Array.isArray(sch?.enum) ? sch.enum : []), ...(sch && "const" in sch ? [sch.const] : [])];
+          for (const v of values) {
+            if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") continue; // None is the default's
+            const lit = typeof v === "string" ? JSON.stringify(v) : typeof v === "boolean" ? (v ? "True" : "False") : String(v);
+            if (!sig.includes(lit)) missing.push(`${server}/${tool.name}.${name}: ${lit}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+// The target of bench/signature-tokens.ts (issue 12): signature docs at most half the tokens of the
+// JSON definitions they replace (what detail="full" returns), on both catalogs, with cl100k_base.
+describe("signature tokens vs the JSON definition", () => {
+  const enc = new Tiktoken(cl100k);
+  const catalogs = {
+    shared: CATALOG_PATH,
+    real: path.join(import.meta.dir, "..", "..", "bench", "search-data", "real-servers.catalog.json"),
+  };
+  for (const [label, file] of Object.entries(catalogs)) {
+    test(`${label} catalog: signature <= 0.5x JSON`, () => {
+      const catalog = JSON.parse(readFileSync(file, "utf8")) as CatalogServer[];
+      let sig = 0;
+      let json = 0;
+      for (const t of catalog.flatMap((s) => s.tools)) {
+        sig += enc.encode(renderToolDoc(t, "signature") as string).length;
+        json += enc.encode(JSON.stringify(renderToolDoc(t, "full"))).length;
+      }
+      console.log(`${label} catalog: signature ${sig} / JSON ${json} tokens = ${(sig / json).toFixed(3)}x`);
+      expect(sig / json).toBeLessThanOrEqual(0.5);
+    });
+  }
 });

@@ -6,7 +6,6 @@ import { pyLiteral } from "./types.ts";
 const ARG_DESC_MAX = 200;
 /** Sentences after the first are kept only while an arg description stays this short. */
 const ARG_DESC_SOFT = 80;
-const ENUM_LIST_MAX = 200;
 const PATTERN_MAX = 60;
 /** Numeric bounds at or beyond this magnitude (int32 max, MAX_SAFE_INTEGER, ...) are not shown. */
 const BOUND_SENTINEL = 2147483647;
@@ -16,13 +15,75 @@ const FILLER_PREFIX = /^(?:\(optional\)|optional[.:]|\(required\)|required[.:])\
 
 /** A leading "The" ("The organization's slug" -> "Organization's slug"). */
 const LEADING_ARTICLE = /^the\s+(?=[A-Za-z])/i;
+/** ... or "A" / "An", once the other filler is gone ("A limit on the number" -> "Limit on the number"). */
+const ANY_LEADING_ARTICLE = /^(?:the|an?)\s+(?=[A-Za-z])/i;
 
-/** Arg description for the Args section: leading sentence(s), filler stripped, no final period. */
-export function argDescription(raw: unknown): string {
+/** A leading "Specifies" ("Specifies the Azure subscription to use" -> "Azure subscription to use"). */
+const LEADING_SPECIFIES = /^specif(?:y|ies)\s+(?:(?:the|a|an)\s+)?(?=[A-Za-z])/i;
+
+/** A closing "to use" after a noun ("Retry strategy to use" -> "Retry strategy"), not after "whether" etc. */
+const TRAILING_TO_USE = /(?<!\b(?:whether|which|what|how|when|where|who|not|and|or))\s+to use$/i;
+
+/** "Optional" said of an argument whose signature already says `= None` or `= default`. */
+const OPTIONAL_LEAD = /^optional\s+(?=[a-z])/i;
+const OPTIONAL_TAIL = /(?:\s*\(optional(?:\s*-\s*defaults to (?:null|none|undefined))?\)|,\s*optional)$/i;
+
+/** What a `bool` annotation already says ("Whether to include images" -> "Include images"). */
+const BOOL_LEAD = /^(?:whether(?: or not)? to|if true,?|when true,?|set (?:this )?to true to)\s+(?=[A-Za-z])/i;
+
+/** What a `list[...]` annotation already says ("Array of files to push" -> "Files to push"). */
+const LIST_LEAD = /^(?:an?\s+)?(?:array|list) of\s+(?=[A-Za-z])/i;
+
+/** Words that carry nothing when checking whether a description only restates the name. */
+const NAME_FILLER = new Set(["a", "an", "the", "of", "to", "for", "this", "that", "its", "use"]);
+
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => (w.length > 3 ? w.replace(/s$/, "") : w)); // plural -> singular, roughly
+}
+
+/**
+ * True when every word of the description is in the argument's or the tool's name: `channel_id: ID of
+ * the channel`, `route_delete(route_id)`: "ID of the route to delete".
+ */
+function restatesName(text: string, name: string, tool = ""): boolean {
+  const named = new Set([...words(name), ...words(tool)]);
+  const said = words(text).filter((w) => !NAME_FILLER.has(w));
+  return said.length > 0 && said.every((w) => named.has(w));
+}
+
+export interface ArgContext {
+  /** The argument's (wire) name: a description that only restates it (and the tool's name) is dropped. */
+  name?: string;
+  /** The tool's name. */
+  tool?: string;
+  /** The signature gives it a default: "Optional" / "(optional)" is dropped. */
+  optional?: boolean;
+  /** Its rendered annotation: "Whether to" before a bool, "Array of" before a list is dropped. */
+  type?: string;
+}
+
+/**
+ * Arg description for the Args section: leading sentence(s), filler stripped (what the signature
+ * line already says: optional, bool, list, the name itself), no final period.
+ */
+export function argDescription(raw: unknown, arg: ArgContext = {}): string {
   if (typeof raw !== "string") return "";
   let text = oneLine(raw).replace(FILLER_PREFIX, "").replace(LEADING_ARTICLE, "");
   text = leadSentences(text, ARG_DESC_SOFT, ARG_DESC_MAX);
   if (/[^.]\.$/.test(text)) text = text.slice(0, -1); // drop a final period, keep "..."
+  // What the signature line already says goes. Only after the sentences are chosen, so that these
+  // cuts never make room for another sentence: they only ever shorten.
+  if (arg.optional) text = text.replace(OPTIONAL_LEAD, "").replace(OPTIONAL_TAIL, "");
+  text = text.replace(LEADING_SPECIFIES, "");
+  if (arg.type !== undefined && /^bool\b/.test(arg.type)) text = text.replace(BOOL_LEAD, "");
+  if (arg.type !== undefined && /^list\b/.test(arg.type)) text = text.replace(LIST_LEAD, "");
+  text = text.replace(ANY_LEADING_ARTICLE, "").replace(TRAILING_TO_USE, "");
+  if (arg.name !== undefined && restatesName(text, arg.name, arg.tool)) return "";
   if (text) text = text[0]!.toUpperCase() + text.slice(1);
   return text;
 }
@@ -68,16 +129,7 @@ export function constraintsOf(s: Obj): string[] {
   return out;
 }
 
+/** Every allowed value: a model cannot guess the ones left out. */
 export function enumList(values: unknown[]): string {
-  const rendered = values.map(pyLiteral);
-  let text = "one of: ";
-  for (let i = 0; i < rendered.length; i++) {
-    const piece = (i ? ", " : "") + rendered[i];
-    if (text.length + piece.length > ENUM_LIST_MAX) {
-      text += `, … (+${rendered.length - i})`;
-      break;
-    }
-    text += piece;
-  }
-  return text;
+  return `one of: ${values.map(pyLiteral).join(", ")}`;
 }
