@@ -79,21 +79,41 @@ export async function helloBinary(): Promise<string> {
 
 const INITIALIZE = `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } })}\n`;
 
-/** Spawn to the first line answering `initialize`, over raw pipes (no client library in the way). */
-export async function timeToInitialize(binary: string, env: Record<string, string>): Promise<number> {
+/**
+ * Spawn to the first line answering `initialize`, over raw pipes (no client library in the way). With
+ * `thenTools`, the clock stops at the `tools/list` answer instead: initialize, then (as clients do once it
+ * is answered) `notifications/initialized` and `tools/list`: when a client is connected and knows our tool.
+ */
+export async function timeToInitialize(binary: string, env: Record<string, string>, thenTools = false): Promise<number> {
   const t0 = performance.now();
   const p = Bun.spawn([binary], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
   p.stdin.write(INITIALIZE);
   await p.stdin.flush();
   const reader = p.stdout.getReader();
+  const decoder = new TextDecoder();
   let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${binary} exited before answering initialize`);
-    text += new TextDecoder().decode(value);
+  const line = async (): Promise<string> => {
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${binary} exited before answering`);
+      text += decoder.decode(value, { stream: true });
+    }
+    const i = text.indexOf("\n");
+    const first = text.slice(0, i);
+    text = text.slice(i + 1);
+    return first;
+  };
+  const init = await line();
+  if (!init.includes('"result"')) throw new Error(`${binary} answered initialize with ${init.slice(0, 200)}`);
+  if (thenTools) {
+    p.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })}\n`,
+    );
+    await p.stdin.flush();
+    const tools = await line();
+    if (!tools.includes('"run_python"')) throw new Error(`${binary} answered tools/list with ${tools.slice(0, 200)}`);
   }
   const ms = performance.now() - t0;
-  if (!text.includes('"result"')) throw new Error(`${binary} answered initialize with ${text.slice(0, 200)}`);
   p.kill();
   await p.exited;
   return ms;
