@@ -104,7 +104,9 @@ export function parseQuery(query: string, index: Bm25fIndex): ParsedQuery {
     const after = joined[i];
     if (before) put(before, W_COMPOUND);
     if (after) put(after, W_COMPOUND);
-    groups.push(makeGroup(index, [...alts.values()], false));
+    // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
+    // what the tool is about: it adds score where it matches but is not required.
+    groups.push(makeGroup(index, [...alts.values()], /^\p{N}+$/u.test(tok)));
     for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
   }
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
