@@ -71,6 +71,12 @@ const RRF_K = 60;
  * the static vectors know less than BM25F about a tool named in the request's own words.
  */
 const MEANING_FLOOR = 0;
+/**
+ * A whole word of the word vectors whose smooth-inverse-frequency weight is below this is a common
+ * word of the language (roughly the 19,000 most frequent English words): query.ts does not take it
+ * for a typo. Chosen on the development files (0.99-0.997 alike).
+ */
+const COMMON_WORD_WEIGHT = 0.995;
 
 class FusedIndex implements SearchIndex {
   readonly size: number;
@@ -79,6 +85,7 @@ class FusedIndex implements SearchIndex {
   readonly #servers: string[];
   readonly #names: string[];
   readonly #summaries: string[];
+  readonly #isWord: ((word: string) => boolean) | undefined;
 
   constructor(docs: ToolDoc[], wordVectors: WordVectors | undefined, snap?: Snapshot) {
     const str = (x: unknown) => (typeof x === "string" ? x : "");
@@ -89,6 +96,7 @@ class FusedIndex implements SearchIndex {
     const fields = snap ? [] : docs.map((d) => docFields((d ?? {}) as ToolDoc));
     this.#bm25 = new Bm25fIndex(fields, snap?.bm25);
     this.#semantic = wordVectors ? new SemanticIndex(wordVectors, fields, snap?.semantic) : undefined;
+    this.#isWord = wordVectors ? (w) => isCommonWord(wordVectors, w) : undefined;
   }
 
   snapshot(): string {
@@ -100,7 +108,7 @@ class FusedIndex implements SearchIndex {
     if (typeof query !== "string" || this.size === 0) return [];
     const lim = limit === Number.POSITIVE_INFINITY ? this.size : Math.max(0, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT));
     if (lim === 0) return [];
-    const { groups, words, unmatched } = parseQuery(query, this.#bm25);
+    const { groups, words, unmatched } = parseQuery(query, this.#bm25, this.#isWord);
     if (groups.length === 0) return [];
     const lexical = this.#bm25.score(groups);
     const meaning = unmatched > 0 ? this.#semantic?.score(words) : undefined;
@@ -137,6 +145,11 @@ class FusedIndex implements SearchIndex {
     if (nx !== ny) return nx < ny ? -1 : 1;
     return x - y;
   }
+}
+
+function isCommonWord(wv: WordVectors, word: string): boolean {
+  const i = wv.index.get(word);
+  return i !== undefined && Number.isNaN(wv.logp[i]!) && wv.weights[i]! < COMMON_WORD_WEIGHT;
 }
 
 /** 1-based rank of each doc by descending score among docs passing `keep` (0 for the others); ties share no rank (deterministic by index). */

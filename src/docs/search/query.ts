@@ -40,7 +40,12 @@ export interface ParsedQuery {
   unmatched: number;
 }
 
-export function parseQuery(query: string, index: Bm25fIndex): ParsedQuery {
+/**
+ * `isWord` (optional) tells a common word of the language from a typo: a query word the corpus does
+ * not have but the language knows well ("tall", "remember", "dinner") is not corrected into a
+ * corpus word it resembles ("all", "member", "inner"); it is left to the meaning ranking.
+ */
+export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: string) => boolean): ParsedQuery {
   const vocab = index.vocabulary;
   const groups: Group[] = [];
   const words: { word: string; w: number }[] = [];
@@ -50,6 +55,10 @@ export function parseQuery(query: string, index: Bm25fIndex): ParsedQuery {
     if (tokens.length >= MAX_QUERY_WORDS) break;
     if (index.isKnown(tok)) {
       tokens.push({ tok });
+      continue;
+    }
+    if (isWord?.(tok)) {
+      tokens.push({ tok, fuzzy: [] });
       continue;
     }
     const fuzzy = vocab.fuzzyMatches(tok);
