@@ -47,7 +47,7 @@ export interface SearchIndex {
 }
 
 /** Bump when the analysis changes: older snapshots are rebuilt. */
-const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_FORMAT = 3;
 
 interface Snapshot {
   format: number;
@@ -108,9 +108,9 @@ class FusedIndex implements SearchIndex {
     if (typeof query !== "string" || this.size === 0) return [];
     const lim = limit === Number.POSITIVE_INFINITY ? this.size : Math.max(0, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT));
     if (lim === 0) return [];
-    const { groups, words, unmatched } = parseQuery(query, this.#bm25, this.#isWord);
+    const { groups, words, unmatched, intent } = parseQuery(query, this.#bm25, this.#isWord);
     if (groups.length === 0) return [];
-    const lexical = this.#bm25.score(groups);
+    const lexical = this.#bm25.score(groups, intent);
     const meaning = unmatched > 0 ? this.#semantic?.score(words) : undefined;
     const lexRank = ranks(lexical, (d) => lexical[d]! > 0);
     const fused = new Float64Array(this.size);

@@ -168,6 +168,19 @@ describe("createSearchIndex basics", () => {
     expect(index.search("githb repositries")[0]!.name).toBe("search_repositories");
   });
 
+  test("a request that only asks prefers the tool that reads", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "do", name: "droplet-delete", description: "A droplet." },
+        { server: "do", name: "droplet-get", description: "A droplet." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("which droplets do I have")[0]!.name).toBe("droplet-get");
+    expect(idx.search("droplet")[0]!.name).toBe("droplet-delete");
+    expect(idx.search("delete the droplet")[0]!.name).toBe("droplet-delete");
+  });
+
   test("server-name term boosts that server", () => {
     const idx = createSearchIndex([
       { server: "gitlab", name: "create_issue", description: "Create a new issue in a project" },

@@ -6,6 +6,7 @@
  * form does not outweigh a common one.
  */
 import type { Bm25fIndex } from "./bm25f.ts";
+import { queryAction } from "./intent.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
 
 const W_SYNONYM = 0.5;
@@ -38,6 +39,8 @@ export interface ParsedQuery {
   words: { word: string; w: number }[];
   /** Fraction of query words the corpus has no match for at all (not even a typo correction). */
   unmatched: number;
+  /** What the request asks to do (intent.ts). */
+  intent: number;
 }
 
 /**
@@ -119,7 +122,7 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
   }
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
-  return { groups, words, unmatched };
+  return { groups, words, unmatched, intent: queryAction(tokenize(query)) };
 }
 
 function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {
