@@ -2,12 +2,12 @@
  * Tool-doc search: ranks the tools of many MCP servers against a free-text request ("open a bug
  * report in a github repo", "how high above sea level is this point", "slak chanel histroy").
  *
- * Two rankings, fused by weighted reciprocal rank fusion (Cormack et al. 2009):
+ * Two scores, fused (see MEANING_WEIGHT):
  *  - words (search/bm25f.ts, search/query.ts): BM25F over the tool's fields, with typo, prefix,
  *    compound and abbreviation matching;
  *  - meaning (search/semantic.ts): built-in static word vectors distilled from a sentence encoder,
- *    so a request whose words the tools do not use still finds them; it weighs in as much as the
- *    request has words the tools do not use.
+ *    so a request whose words the tools do not use still finds them; it weighs in more the more
+ *    the request has words the tools do not use.
  * Sentences that give the model orders ("STOP and use this tool NOW") are not indexed
  * (search/directives.ts). Without the word vectors loaded the index is words-only.
  * Pure TypeScript, no runtime-specific APIs.
@@ -61,16 +61,16 @@ export interface SearchIndexOptions {
 }
 
 const DEFAULT_LIMIT = 10;
-/** RRF's k: 60 is the constant of the original paper, used unchanged. */
-const RRF_K = 60;
 /**
- * The meaning ranking counts in proportion to the query words the corpus has no match for at all
- * (not even a typo correction): where word matching can place every word, BM25F alone decides;
- * "how high above sea level" leans on meaning. The floor (0) was chosen on the development files
- * (grid 0-1 over the shared tuning queries, shared.dev and real.dev; held-out files never tuned on):
- * the static vectors know less than BM25F about a tool named in the request's own words.
+ * Score fusion: a tool's word score relative to the best one (1 for the best), plus MEANING_WEIGHT
+ * for each standard deviation its cosine to the request stands above the mean cosine over all tools
+ * (only above the mean). The weight grows with the share of the request's words the tools do not
+ * use: from MEANING_WEIGHT * MEANING_FLOOR when word matching places every word to MEANING_WEIGHT
+ * when it places none. Chosen on the development files (held-out files never tuned on); it replaced
+ * weighted reciprocal rank fusion, which discarded how far apart the scores are.
  */
-const MEANING_FLOOR = 0;
+const MEANING_WEIGHT = 0.075;
+const MEANING_FLOOR = 0.6;
 /**
  * A whole word of the word vectors whose smooth-inverse-frequency weight is below this is a common
  * word of the language (roughly the 19,000 most frequent English words): query.ts does not take it
@@ -111,16 +111,26 @@ class FusedIndex implements SearchIndex {
     const { groups, words, unmatched, intent } = parseQuery(query, this.#bm25, this.#isWord);
     if (groups.length === 0) return [];
     const lexical = this.#bm25.score(groups, intent);
-    const meaning = unmatched > 0 ? this.#semantic?.score(words) : undefined;
-    const lexRank = ranks(lexical, (d) => lexical[d]! > 0);
+    const meaningWeight = MEANING_WEIGHT * (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched);
+    const meaning = meaningWeight > 0 ? this.#semantic?.score(words) : undefined;
     const fused = new Float64Array(this.size);
     const cand: number[] = [];
     if (meaning) {
+      let best = 0;
+      let mean = 0;
+      for (let d = 0; d < this.size; d++) {
+        if (lexical[d]! > best) best = lexical[d]!;
+        mean += meaning[d]!;
+      }
+      mean /= this.size;
+      let variance = 0;
+      for (let d = 0; d < this.size; d++) variance += (meaning[d]! - mean) ** 2;
+      const sd = Math.sqrt(variance / this.size) || 1;
       const semRank = ranks(meaning, () => true);
       for (let d = 0; d < this.size; d++) {
-        fused[d] =
-          (lexRank[d]! > 0 ? 1 / (RRF_K + lexRank[d]!) : 0) + (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched) / (RRF_K + semRank[d]!);
-        if (lexRank[d]! > 0 || semRank[d]! <= lim) cand.push(d);
+        fused[d] = (best > 0 ? lexical[d]! / best : 0) + meaningWeight * Math.max(0, (meaning[d]! - mean) / sd);
+        // Tools no word matched come in only when the meaning ranks them among the first `lim`.
+        if (lexical[d]! > 0 || semRank[d]! <= lim) cand.push(d);
       }
     } else {
       for (let d = 0; d < this.size; d++)
