@@ -18,9 +18,9 @@ import { STOP_WORDS, stem, tokenize, tokens } from "./tokenize.ts";
 import { Vocabulary, type VocabularySnapshot } from "./vocabulary.ts";
 
 /** Field weights: server, name, title, first sentence, rest, parameter names, parameter descriptions. */
-const FIELD_WEIGHT = [1.5, 3.0, 2.0, 1.5, 0.6, 0.5, 0.2];
+const FIELD_WEIGHT = [1.5, 3.0, 2.0, 1.5, 0.6, 0.5, 0.1];
 /** Per-field length normalisation (BM25 `b`). */
-const FIELD_B = [0.0, 0.5, 0.5, 0.6, 0.75, 0.5, 0.75];
+const FIELD_B = [0.0, 0.75, 0.5, 0.6, 0.5, 0.5, 0.75];
 const K1 = 1.2;
 /** BM25 saturation of a single occurrence in the server field. */
 const SERVER_FIELD_SAT = (FIELD_WEIGHT[0]! * (K1 + 1)) / (FIELD_WEIGHT[0]! + K1);
