@@ -168,6 +168,18 @@ describe("createSearchIndex basics", () => {
     expect(index.search("githb repositries")[0]!.name).toBe("search_repositories");
   });
 
+  test("a word and the stop word after it make a compound the tools use", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "app", name: "get_logs", description: "Read the log of the app." },
+        { server: "app", name: "login", description: "Sign the user in." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("log in to the app")[0]!.name).toBe("login");
+    expect(idx.search("log of the app")[0]!.name).toBe("get_logs");
+  });
+
   test("a request that only asks prefers the tool that reads", () => {
     const idx = createSearchIndex(
       [

@@ -52,9 +52,14 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
   const vocab = index.vocabulary;
   const groups: Group[] = [];
   const words: { word: string; w: number }[] = [];
-  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[] }[] = [];
+  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string }[] = [];
   for (const tok of tokenize(query)) {
-    if (STOP_WORDS.has(tok)) continue;
+    if (STOP_WORDS.has(tok)) {
+      // A stop word after a word may make a compound the tools use ("back up" -> "backup", "log in" -> "login").
+      const last = tokens[tokens.length - 1];
+      if (last && last.particle === undefined) last.particle = tok;
+      continue;
+    }
     if (tokens.length >= MAX_QUERY_WORDS) break;
     if (index.isKnown(tok)) {
       tokens.push({ tok });
@@ -70,14 +75,14 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     else tokens.push({ tok, fuzzy });
   }
   // Adjacent words that form a known compound ("key vault" -> "keyvault").
-  const joined: (string | undefined)[] = [];
-  for (let i = 0; i + 1 < tokens.length; i++) {
-    const c = tokens[i]!.tok + tokens[i + 1]!.tok;
+  const compound = (c: string): string | undefined => {
     const cs = stem(c);
-    joined.push(index.postings.has(cs) ? cs : index.postings.has(c) ? c : undefined);
-  }
+    return index.postings.has(cs) ? cs : index.postings.has(c) ? c : undefined;
+  };
+  const joined: (string | undefined)[] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) joined.push(compound(tokens[i]!.tok + tokens[i + 1]!.tok));
 
-  for (const [i, { tok, fuzzy }] of tokens.entries()) {
+  for (const [i, { tok, fuzzy, particle }] of tokens.entries()) {
     const alts = new Map<string, Alt>();
     const put = (term: string, w: number, fallback = false) => {
       const cur = alts.get(term);
@@ -112,6 +117,8 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
         for (const extra of syn.slice(1)) extraGroups.push([{ term: extra, w: base.w * W_SYNONYM, fallback: false, idf: 0 }]);
       }
     }
+    const withParticle = particle ? compound(tok + particle) : undefined;
+    if (withParticle) put(withParticle, W_COMPOUND);
     const before = i > 0 ? joined[i - 1] : undefined;
     const after = joined[i];
     if (before) put(before, W_COMPOUND);
