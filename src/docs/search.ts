@@ -2,12 +2,12 @@
  * Tool-doc search: ranks the tools of many MCP servers against a free-text request ("open a bug
  * report in a github repo", "how high above sea level is this point", "slak chanel histroy").
  *
- * Two rankings, fused by weighted reciprocal rank fusion (Cormack et al. 2009):
+ * Two scores, fused (see MEANING_WEIGHT):
  *  - words (search/bm25f.ts, search/query.ts): BM25F over the tool's fields, with typo, prefix,
  *    compound and abbreviation matching;
  *  - meaning (search/semantic.ts): built-in static word vectors distilled from a sentence encoder,
- *    so a request whose words the tools do not use still finds them; it weighs in as much as the
- *    request has words the tools do not use.
+ *    so a request whose words the tools do not use still finds them; it weighs in more the more
+ *    the request has words the tools do not use.
  * Sentences that give the model orders ("STOP and use this tool NOW") are not indexed
  * (search/directives.ts). Without the word vectors loaded the index is words-only.
  * Pure TypeScript, no runtime-specific APIs.
@@ -47,7 +47,7 @@ export interface SearchIndex {
 }
 
 /** Bump when the analysis changes: older snapshots are rebuilt. */
-const SNAPSHOT_FORMAT = 1;
+const SNAPSHOT_FORMAT = 3;
 
 interface Snapshot {
   format: number;
@@ -61,16 +61,22 @@ export interface SearchIndexOptions {
 }
 
 const DEFAULT_LIMIT = 10;
-/** RRF's k: 60 is the constant of the original paper, used unchanged. */
-const RRF_K = 60;
 /**
- * The meaning ranking counts in proportion to the query words the corpus has no match for at all
- * (not even a typo correction): where word matching can place every word, BM25F alone decides;
- * "how high above sea level" leans on meaning. The floor (0) was chosen on the development files
- * (grid 0-1 over the shared tuning queries, shared.dev and real.dev; held-out files never tuned on):
- * the static vectors know less than BM25F about a tool named in the request's own words.
+ * Score fusion: a tool's word score relative to the best one (1 for the best), plus MEANING_WEIGHT
+ * for each standard deviation its cosine to the request stands above the mean cosine over all tools
+ * (only above the mean). The weight grows with the share of the request's words the tools do not
+ * use: from MEANING_WEIGHT * MEANING_FLOOR when word matching places every word to MEANING_WEIGHT
+ * when it places none. Chosen on the development files (held-out files never tuned on); it replaced
+ * weighted reciprocal rank fusion, which discarded how far apart the scores are.
  */
-const MEANING_FLOOR = 0;
+const MEANING_WEIGHT = 0.075;
+const MEANING_FLOOR = 0.6;
+/**
+ * A whole word of the word vectors whose smooth-inverse-frequency weight is below this is a common
+ * word of the language (roughly the 19,000 most frequent English words): query.ts does not take it
+ * for a typo. Chosen on the development files (0.99-0.997 alike).
+ */
+const COMMON_WORD_WEIGHT = 0.995;
 
 class FusedIndex implements SearchIndex {
   readonly size: number;
@@ -79,6 +85,7 @@ class FusedIndex implements SearchIndex {
   readonly #servers: string[];
   readonly #names: string[];
   readonly #summaries: string[];
+  readonly #isWord: ((word: string) => boolean) | undefined;
 
   constructor(docs: ToolDoc[], wordVectors: WordVectors | undefined, snap?: Snapshot) {
     const str = (x: unknown) => (typeof x === "string" ? x : "");
@@ -89,6 +96,7 @@ class FusedIndex implements SearchIndex {
     const fields = snap ? [] : docs.map((d) => docFields((d ?? {}) as ToolDoc));
     this.#bm25 = new Bm25fIndex(fields, snap?.bm25);
     this.#semantic = wordVectors ? new SemanticIndex(wordVectors, fields, snap?.semantic) : undefined;
+    this.#isWord = wordVectors ? (w) => isCommonWord(wordVectors, w) : undefined;
   }
 
   snapshot(): string {
@@ -100,19 +108,29 @@ class FusedIndex implements SearchIndex {
     if (typeof query !== "string" || this.size === 0) return [];
     const lim = limit === Number.POSITIVE_INFINITY ? this.size : Math.max(0, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT));
     if (lim === 0) return [];
-    const { groups, words, unmatched } = parseQuery(query, this.#bm25);
+    const { groups, words, unmatched, intent } = parseQuery(query, this.#bm25, this.#isWord);
     if (groups.length === 0) return [];
-    const lexical = this.#bm25.score(groups);
-    const meaning = unmatched > 0 ? this.#semantic?.score(words) : undefined;
-    const lexRank = ranks(lexical, (d) => lexical[d]! > 0);
+    const lexical = this.#bm25.score(groups, intent);
+    const meaningWeight = MEANING_WEIGHT * (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched);
+    const meaning = meaningWeight > 0 ? this.#semantic?.score(words) : undefined;
     const fused = new Float64Array(this.size);
     const cand: number[] = [];
     if (meaning) {
+      let best = 0;
+      let mean = 0;
+      for (let d = 0; d < this.size; d++) {
+        if (lexical[d]! > best) best = lexical[d]!;
+        mean += meaning[d]!;
+      }
+      mean /= this.size;
+      let variance = 0;
+      for (let d = 0; d < this.size; d++) variance += (meaning[d]! - mean) ** 2;
+      const sd = Math.sqrt(variance / this.size) || 1;
       const semRank = ranks(meaning, () => true);
       for (let d = 0; d < this.size; d++) {
-        fused[d] =
-          (lexRank[d]! > 0 ? 1 / (RRF_K + lexRank[d]!) : 0) + (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched) / (RRF_K + semRank[d]!);
-        if (lexRank[d]! > 0 || semRank[d]! <= lim) cand.push(d);
+        fused[d] = (best > 0 ? lexical[d]! / best : 0) + meaningWeight * Math.max(0, (meaning[d]! - mean) / sd);
+        // Tools no word matched come in only when the meaning ranks them among the first `lim`.
+        if (lexical[d]! > 0 || semRank[d]! <= lim) cand.push(d);
       }
     } else {
       for (let d = 0; d < this.size; d++)
@@ -137,6 +155,11 @@ class FusedIndex implements SearchIndex {
     if (nx !== ny) return nx < ny ? -1 : 1;
     return x - y;
   }
+}
+
+function isCommonWord(wv: WordVectors, word: string): boolean {
+  const i = wv.index.get(word);
+  return i !== undefined && Number.isNaN(wv.logp[i]!) && wv.weights[i]! < COMMON_WORD_WEIGHT;
 }
 
 /** 1-based rank of each doc by descending score among docs passing `keep` (0 for the others); ties share no rank (deterministic by index). */

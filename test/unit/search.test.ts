@@ -168,6 +168,31 @@ describe("createSearchIndex basics", () => {
     expect(index.search("githb repositries")[0]!.name).toBe("search_repositories");
   });
 
+  test("a word and the stop word after it make a compound the tools use", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "app", name: "get_logs", description: "Read the log of the app." },
+        { server: "app", name: "login", description: "Sign the user in." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("log in to the app")[0]!.name).toBe("login");
+    expect(idx.search("log of the app")[0]!.name).toBe("get_logs");
+  });
+
+  test("a request that only asks prefers the tool that reads", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "do", name: "droplet-delete", description: "A droplet." },
+        { server: "do", name: "droplet-get", description: "A droplet." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("which droplets do I have")[0]!.name).toBe("droplet-get");
+    expect(idx.search("droplet")[0]!.name).toBe("droplet-delete");
+    expect(idx.search("delete the droplet")[0]!.name).toBe("droplet-delete");
+  });
+
   test("server-name term boosts that server", () => {
     const idx = createSearchIndex([
       { server: "gitlab", name: "create_issue", description: "Create a new issue in a project" },
@@ -554,7 +579,7 @@ describe("snapshots (the pool's disk cache)", () => {
       expect(restored.search(q)).toEqual(built.search(q));
     }
     expect(restoreSearchIndex(docs.slice(1), built.snapshot(), { wordVectors: wv })).toBeUndefined();
-    expect(restoreSearchIndex(docs, built.snapshot().replace('"format":1', '"format":0'), { wordVectors: wv })).toBeUndefined();
+    expect(restoreSearchIndex(docs, built.snapshot().replace(/"format":\d+/, '"format":0'), { wordVectors: wv })).toBeUndefined();
     expect(restoreSearchIndex(docs, "{not json", { wordVectors: wv })).toBeUndefined();
   });
 });

@@ -7,18 +7,20 @@
  * never rewarded twice for two forms of one word.
  *
  * Re-ranking factors: a coordination factor (fraction of query words matched), a bonus for the
- * fraction of the tool's name the query covers, and a boost for tools of a server the query names.
+ * fraction of the tool's name the query covers, a boost for tools of a server the query names, and
+ * a small penalty for tools that change things when the request only asks (intent.ts).
  */
 import { type DocFields, F_NAME, F_SERVER, F_TITLE, NUM_FIELDS } from "./fields.ts";
 import { ABBREVIATION_GROUPS, SYNONYM_GROUPS } from "./lexicon.ts";
+import { ACTION_OTHER, ACTION_READ, ACTION_WRITE, toolAction } from "./intent.ts";
 import type { Group } from "./query.ts";
 import { STOP_WORDS, stem, tokenize, tokens } from "./tokenize.ts";
 import { Vocabulary, type VocabularySnapshot } from "./vocabulary.ts";
 
 /** Field weights: server, name, title, first sentence, rest, parameter names, parameter descriptions. */
-const FIELD_WEIGHT = [1.5, 3.0, 2.0, 1.5, 0.6, 0.5, 0.2];
+const FIELD_WEIGHT = [1.5, 3.0, 2.0, 1.5, 0.6, 0.5, 0.1];
 /** Per-field length normalisation (BM25 `b`). */
-const FIELD_B = [0.0, 0.5, 0.5, 0.6, 0.75, 0.5, 0.75];
+const FIELD_B = [0.0, 0.75, 0.5, 0.6, 0.5, 0.5, 0.75];
 const K1 = 1.2;
 /** BM25 saturation of a single occurrence in the server field. */
 const SERVER_FIELD_SAT = (FIELD_WEIGHT[0]! * (K1 + 1)) / (FIELD_WEIGHT[0]! + K1);
@@ -30,6 +32,11 @@ const SERVER_BOOST = 0.6;
 const SERVER_TERM_MAX_OUTSIDE = 0.03;
 /** Multiplicative bonus for the fraction of the tool name covered by the query. */
 const NAME_COVERAGE = 0.5;
+/**
+ * Score a tool that creates, changes or deletes loses for a request that only asks or reads
+ * ("which droplets do I have": droplet-list before droplet-create). 0.1-0.5 alike on the development files.
+ */
+const INTENT_PENALTY = 0.25;
 /** Server boilerplate: a word in >= this fraction of a server's tool descriptions ... */
 const BOILERPLATE_FRACTION = 0.5;
 /** ... (for servers with at least this many tools) has its description weight scaled by: */
@@ -49,6 +56,7 @@ export interface Bm25fSnapshot {
   serverTerms: [string, number[]][];
   docServer: number[];
   nameStems: string[][];
+  docAction: number[];
 }
 
 export class Bm25fIndex {
@@ -63,6 +71,8 @@ export class Bm25fIndex {
   /** Per-doc meaningful stems of the tool name. */
   readonly #nameStems: string[][];
   readonly #serverDocs: number[][];
+  /** Per-doc action of the tool's name (intent.ts). */
+  readonly #docAction: Uint8Array;
 
   constructor(fields: DocFields[], snapshot?: Bm25fSnapshot) {
     this.#addLexicon();
@@ -74,6 +84,7 @@ export class Bm25fIndex {
       for (const [t, sids] of snapshot.serverTerms) this.#serverTerms.set(t, sids);
       this.#docServer = Int32Array.from(snapshot.docServer);
       this.#nameStems = snapshot.nameStems;
+      this.#docAction = Uint8Array.from(snapshot.docAction);
       this.#serverDocs = [];
       for (let d = 0; d < this.size; d++) (this.#serverDocs[this.#docServer[d]!] ??= []).push(d);
       return;
@@ -236,6 +247,7 @@ export class Bm25fIndex {
       const kept = stems.filter((st) => !serverToks.has(st) && !(size >= 4 && nameTokCount.get(`${sid} ${st}`)! / size >= 0.5));
       return kept.length > 0 ? kept : stems;
     });
+    this.#docAction = Uint8Array.from(fields, (f) => toolAction(tokenize(f.name)));
     this.#serverDocs = serverNames.map(() => [] as number[]);
     for (let d = 0; d < n; d++) this.#serverDocs[this.#docServer[d]!]!.push(d);
   }
@@ -248,6 +260,7 @@ export class Bm25fIndex {
       serverTerms: [...this.#serverTerms],
       docServer: [...this.#docServer],
       nameStems: this.#nameStems,
+      docAction: [...this.#docAction],
     };
   }
 
@@ -273,8 +286,8 @@ export class Bm25fIndex {
     return this.postings.has(s) || this.vocabulary.hasSurface(word) || this.synonyms.has(s);
   }
 
-  /** BM25F scores of every doc for the query groups (0 where nothing matched). */
-  score(groups: Group[]): Float64Array {
+  /** BM25F scores of every doc for the query groups (0 where nothing matched); `intent`: what the request asks (intent.ts). */
+  score(groups: Group[], intent: number = ACTION_OTHER): Float64Array {
     const n = this.size;
     const total = new Float64Array(n);
     const matched = new Float64Array(n);
@@ -346,6 +359,7 @@ export class Bm25fIndex {
         for (const st of stems) cov += queryTerms.get(st) ?? 0;
         score *= 1 + (NAME_COVERAGE * cov) / stems.length;
       }
+      if (intent === ACTION_READ && this.#docAction[d] === ACTION_WRITE) score *= 1 - INTENT_PENALTY;
       total[d] = score > 0 ? score : 0;
     }
     return total;

@@ -6,6 +6,7 @@
  * form does not outweigh a common one.
  */
 import type { Bm25fIndex } from "./bm25f.ts";
+import { queryAction } from "./intent.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
 
 const W_SYNONYM = 0.5;
@@ -38,18 +39,34 @@ export interface ParsedQuery {
   words: { word: string; w: number }[];
   /** Fraction of query words the corpus has no match for at all (not even a typo correction). */
   unmatched: number;
+  /** What the request asks to do (intent.ts). */
+  intent: number;
 }
 
-export function parseQuery(query: string, index: Bm25fIndex): ParsedQuery {
+/**
+ * `isWord` (optional) tells a common word of the language from a typo: a query word the corpus does
+ * not have but the language knows well ("tall", "remember", "dinner") is not corrected into a
+ * corpus word it resembles ("all", "member", "inner"); it is left to the meaning ranking.
+ */
+export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: string) => boolean): ParsedQuery {
   const vocab = index.vocabulary;
   const groups: Group[] = [];
   const words: { word: string; w: number }[] = [];
-  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[] }[] = [];
+  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string }[] = [];
   for (const tok of tokenize(query)) {
-    if (STOP_WORDS.has(tok)) continue;
+    if (STOP_WORDS.has(tok)) {
+      // A stop word after a word may make a compound the tools use ("back up" -> "backup", "log in" -> "login").
+      const last = tokens[tokens.length - 1];
+      if (last && last.particle === undefined) last.particle = tok;
+      continue;
+    }
     if (tokens.length >= MAX_QUERY_WORDS) break;
     if (index.isKnown(tok)) {
       tokens.push({ tok });
+      continue;
+    }
+    if (isWord?.(tok)) {
+      tokens.push({ tok, fuzzy: [] });
       continue;
     }
     const fuzzy = vocab.fuzzyMatches(tok);
@@ -58,14 +75,14 @@ export function parseQuery(query: string, index: Bm25fIndex): ParsedQuery {
     else tokens.push({ tok, fuzzy });
   }
   // Adjacent words that form a known compound ("key vault" -> "keyvault").
-  const joined: (string | undefined)[] = [];
-  for (let i = 0; i + 1 < tokens.length; i++) {
-    const c = tokens[i]!.tok + tokens[i + 1]!.tok;
+  const compound = (c: string): string | undefined => {
     const cs = stem(c);
-    joined.push(index.postings.has(cs) ? cs : index.postings.has(c) ? c : undefined);
-  }
+    return index.postings.has(cs) ? cs : index.postings.has(c) ? c : undefined;
+  };
+  const joined: (string | undefined)[] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) joined.push(compound(tokens[i]!.tok + tokens[i + 1]!.tok));
 
-  for (const [i, { tok, fuzzy }] of tokens.entries()) {
+  for (const [i, { tok, fuzzy, particle }] of tokens.entries()) {
     const alts = new Map<string, Alt>();
     const put = (term: string, w: number, fallback = false) => {
       const cur = alts.get(term);
@@ -100,15 +117,19 @@ export function parseQuery(query: string, index: Bm25fIndex): ParsedQuery {
         for (const extra of syn.slice(1)) extraGroups.push([{ term: extra, w: base.w * W_SYNONYM, fallback: false, idf: 0 }]);
       }
     }
+    const withParticle = particle ? compound(tok + particle) : undefined;
+    if (withParticle) put(withParticle, W_COMPOUND);
     const before = i > 0 ? joined[i - 1] : undefined;
     const after = joined[i];
     if (before) put(before, W_COMPOUND);
     if (after) put(after, W_COMPOUND);
-    groups.push(makeGroup(index, [...alts.values()], false));
+    // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
+    // what the tool is about: it adds score where it matches but is not required.
+    groups.push(makeGroup(index, [...alts.values()], /^\p{N}+$/u.test(tok)));
     for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
   }
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
-  return { groups, words, unmatched };
+  return { groups, words, unmatched, intent: queryAction(tokenize(query)) };
 }
 
 function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {

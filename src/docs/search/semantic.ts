@@ -66,11 +66,14 @@ export class SemanticIndex {
       this.#docs.set(tmp, d * dims);
     }
     // Remove the first principal direction shared by all tools (SIF's common component).
-    this.#common = firstPrincipal(this.#docs, n, dims);
+    const common = firstPrincipal(this.#docs, n, dims);
     for (let d = 0; d < n; d++) {
       const v = this.#docs.subarray(d * dims, (d + 1) * dims);
-      removeAndNormalise(v, this.#common);
+      removeAndNormalise(v, common);
     }
+    // Rounded as snapshot() rounds them, so a restored index scores exactly like this one.
+    for (let i = 0; i < this.#docs.length; i++) this.#docs[i] = round(this.#docs[i]!);
+    this.#common = common.map(round);
   }
 
   /** Adds w * weight(word) * vector(word) to acc (spelled from pieces if need be); false when unknown. */
