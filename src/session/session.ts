@@ -76,6 +76,8 @@ export class Session {
   #gate: RequestGate;
   /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
   #boxUsed = false;
+  /** When the current sandbox said it was ready (performance.now()). */
+  #boxReadyAt = 0;
   #runCounter = 0;
   #approvals = new SessionApprovals();
 
@@ -280,8 +282,24 @@ export class Session {
     };
   }
 
+  /** Less than a second (a tenth of the cap, if shorter) before the sandbox's lifetime cap. */
+  #nearLifetimeCap(): boolean {
+    const capMs = this.#deps.config.lifetimeSec * 1000;
+    return performance.now() - this.#boxReadyAt >= capMs - Math.min(1000, capMs / 10);
+  }
+
+  #capReason(): string {
+    return `it reached its lifetime cap of ${formatSeconds(this.#deps.config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`;
+  }
+
   async #ensure(): Promise<Sandbox> {
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
+    const box = this.#box;
+    if (box?.alive && this.#nearLifetimeCap()) {
+      // Its init ends it at the cap, counted from before it was ready: a run sent now would find it
+      // gone (or be cut short) before the bridge hears that it died. Retired first, the run starts fresh.
+      await box.kill(this.#capReason(), { reportLoss: true });
+    }
     if (this.#box?.alive) return this.#box;
     this.#starting ??= this.#start().finally(() => {
       this.#starting = undefined;
@@ -307,13 +325,14 @@ export class Session {
       ...prefixed("ms_", trace.phases),
     });
     this.#box = box;
+    this.#boxReadyAt = performance.now();
     this.#boxUsed = false;
     this.#gate.newSandbox();
     // The sandbox's init enforces the lifetime cap inside; the bridge does too, from outside the
     // sandbox's reach (code there can stop its init under gVisor, which lets signals reach PID 1).
     const lifetime = setTimeout(
       () =>
-        void box.kill(`it reached its lifetime cap of ${formatSeconds(config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`, {
+        void box.kill(this.#capReason(), {
           reportLoss: true,
         }),
       config.lifetimeSec * 1000,

@@ -85,6 +85,18 @@ describe("session (local python: no engine, no isolation)", () => {
     expect(next.notes.join(" ")).toContain("lifetime cap");
   }, 20_000);
 
+  test("a call in the sandbox's last moments before the cap starts fresh, never in the dying sandbox", async () => {
+    // The init ends the sandbox at the cap counted from its own start, before it was ready: a run sent
+    // in the last tenth of the cap would race its end (and was reported as "stopped during this run").
+    const { session } = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "3" });
+    await session.run({ code: "capped = 1" });
+    await Bun.sleep(2_800);
+    const next = await session.run({ code: "'capped' in globals()" });
+    expect(next.error).toBeUndefined();
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).toContain("lifetime cap of 3s");
+  }, 20_000);
+
   test("reset starts a fresh interpreter and says so", async () => {
     const { session } = start();
     await session.run({ code: "gone = 1" });

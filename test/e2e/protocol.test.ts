@@ -4,7 +4,7 @@
  * structuredContent is sent only when asked for.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -16,11 +16,15 @@ import { bridgeEnv, ENGINES } from "../support/env.ts";
 const engine = ENGINES[0]!;
 
 /** Raw JSON-RPC lines over the binary's stdio, to see exactly what goes on the wire. */
-async function rawSession(messages: object[], env: Record<string, string> = {}): Promise<Map<number, Record<string, unknown>>> {
+async function rawSession(
+  messages: object[],
+  env: Record<string, string> = {},
+  logs: string[] = [],
+): Promise<Map<number, Record<string, unknown>>> {
   const proc = Bun.spawn([BINARY], {
     stdin: "pipe",
     stdout: "pipe",
-    stderr: "ignore",
+    stderr: "pipe",
     env: bridgeEnv({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", ...env }),
   });
   const init = {
@@ -47,6 +51,7 @@ async function rawSession(messages: object[], env: Record<string, string> = {}):
   }
   proc.stdin.end();
   await proc.exited;
+  logs.push(await new Response(proc.stderr).text());
   return answers;
 }
 
@@ -92,6 +97,35 @@ describe("on the wire", () => {
 
   test("the bridge keeps serving after all of that", () => {
     expect(answers.get(6)!.result).toEqual({});
+  });
+});
+
+describe("the opening, answered while the bridge loads (src/server/handshake-front.ts)", () => {
+  test("once a start has checked the engine and image, the next answers initialize and tools/list itself, as the server would", async () => {
+    const state = mkdtempSync(join(tmpdir(), "mcx-opening-"));
+    const env = { MCP_BRIDGE_STATE_DIR: state, MCP_BRIDGE_LOG_LEVEL: "INFO" };
+    const messages = [
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      // A run long enough for the first start's background check to finish and leave its answer.
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "run_python", arguments: { code: "import time\ntime.sleep(1.5)\n6 * 7" } },
+      },
+      { jsonrpc: "2.0", id: 3, method: "ping" },
+    ];
+    const firstLogs: string[] = [];
+    const first = await rawSession(messages, env, firstLogs);
+    // The first start on a state dir has no earlier check: the server answers everything, after the check.
+    expect(firstLogs[0]).toMatch(/serving MCP on stdio .*answeredEarly=0/);
+    expect(existsSync(join(state, "readiness.json"))).toBe(true);
+    const laterLogs: string[] = [];
+    const later = await rawSession(messages, env, laterLogs);
+    expect(laterLogs[0]).toMatch(/serving MCP on stdio .*answeredEarly=2/);
+    for (const id of [0, 1, 3]) expect(later.get(id)).toEqual(first.get(id)!);
+    // The run itself went through the server as before (its duration differs, nothing else).
+    expect(later.get(2)!.result).toMatchObject({ content: [{ type: "text", text: "[value] 42" }], isError: false });
   });
 });
 
