@@ -55,15 +55,13 @@ export function startupReadiness(
   deps: { config: Config; engine: () => Promise<Selected>; log: Logger },
   waitMs: number,
 ): Promise<Readiness> {
-  const { config } = deps;
-  const { file, key } = where(config);
-  const last = recall(file, key);
+  const { file, key } = where(deps.config);
+  const last = lastReadiness(deps.config);
   const check = checkReadiness(deps).then((r) => {
     if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
     return r;
   });
-  if (last) return Promise.resolve(last.problem ? last : { ready: true });
-  return withinMs(check, waitMs);
+  return last ? Promise.resolve(last) : withinMs(check, waitMs);
 }
 
 /** What the last check found for this engine setting and image, when it found something definite. */
