@@ -17,6 +17,7 @@ import {
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { localBridge, type LocalBridge } from "../support/local-bridge.ts";
+import { pollFor } from "../support/engines.ts";
 import { ROOT } from "../support/env.ts";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "interactive-server.ts");
@@ -45,15 +46,7 @@ function events(w: World): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-async function until<T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined): Promise<T> => pollFor(what, probe, 20_000, 20);
 
 function audit(w: World): Array<Record<string, unknown>> {
   const file = join(w.home, "state", "audit.jsonl");

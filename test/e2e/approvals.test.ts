@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { startBridge, type BridgeHandle } from "../support/bridge.ts";
+import { pollFor } from "../support/engines.ts";
 import { BINARY } from "../support/binary.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
@@ -42,15 +43,7 @@ const events = (): Array<Record<string, unknown>> =>
         .map((l) => JSON.parse(l))
     : [];
 
-async function until<T>(what: string, probe: () => T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined): Promise<T> => pollFor(what, probe, 30_000);
 
 /** Run proxied calls in the sandbox; each becomes its value or the McpError raised (class, decided_by, message). */
 async function attempt(

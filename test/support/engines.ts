@@ -37,6 +37,17 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
   return check();
 }
 
+/** Polls `probe` until it gives a value (anything but undefined); after `ms` fails, naming `what`. */
+export async function pollFor<T>(what: string, probe: () => T | undefined, ms: number, intervalMs = 25): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(intervalMs);
+  }
+}
+
 /**
  * The flags a plain `ENGINE run` needs on this kind of host besides what a test means to run: no network,
  * and explicit ulimits (podman copies hard limits it may not set without CAP_SYS_RESOURCE).
