@@ -1,7 +1,7 @@
 /** The hand-written JSON-RPC envelope check accepts and refuses exactly what the SDK's schema does. */
 import { describe, expect, test } from "bun:test";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { checkEnvelope } from "../../src/server/jsonrpc-envelope.ts";
+import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { checkEnvelope, JSONRPC_ERROR } from "../../src/server/jsonrpc-envelope.ts";
 
 const SAMPLES: unknown[] = [
   {
@@ -56,4 +56,8 @@ describe("checkEnvelope", () => {
     expect(ours.ok).toBe(JSONRPCMessageSchema.safeParse(sample).success);
     if (!ours.ok) expect(ours.problem.length).toBeGreaterThan(5);
   });
+});
+
+test("our JSON-RPC error codes are the SDK's", () => {
+  expect(JSONRPC_ERROR).toEqual({ ParseError: ErrorCode.ParseError, InvalidRequest: ErrorCode.InvalidRequest });
 });
