@@ -38,6 +38,8 @@ export interface CliEngineProfile {
   imageHint(image: string, binary: string): string;
   /** The engine hands a spec's channelFd to the container (RuntimeAdapter.passesFds), given its environment. */
   passesFds?(env: Record<string, string>): boolean;
+  /** RuntimeAdapter.sharesHostSockets: the engine's containers can reach a socket in our temp folder. */
+  sharesHostSockets?(info: EngineInfo): boolean;
 }
 
 export type Run = (args: string[], timeoutMs?: number) => Promise<CommandResult>;
@@ -83,6 +85,7 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
   const adapter: RuntimeAdapter = {
     name: profile.name,
     passesFds: profile.passesFds?.(options.env) === true,
+    sharesHostSockets: (info) => profile.sharesHostSockets?.(info) === true,
     probe() {
       probed ??= (async () => {
         const bin = resolveBinary();

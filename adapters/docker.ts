@@ -1,7 +1,8 @@
 /** Docker Engine (or Docker Desktop, OrbStack, Colima, Rancher Desktop) through the docker CLI. */
 import { dockerSocketCandidates, dockerUserChoice, existingSockets } from "../src/engines/locations.ts";
 import { createCliAdapter, imageHint, unavailableOrFailed, type Run } from "./cli-engine.ts";
-import type { AdapterOptions, RuntimeAdapter } from "./types.ts";
+import { release } from "node:os";
+import type { AdapterOptions, EngineInfo, RuntimeAdapter } from "./types.ts";
 
 const NOT_ANSWERING = [
   /cannot connect to the docker daemon/i,
@@ -40,17 +41,25 @@ export default function docker(options: AdapterOptions): RuntimeAdapter {
           const looked = tried.length ? ` (also tried ${tried.join(", ")})` : "";
           throw unavailableOrFailed("docker", { ...r, stderr: `${r.stderr.trim()}${looked}` }, NOT_ANSWERING, NOT_ANSWERING_HINT);
         }
-        const v = JSON.parse(r.stdout) as { Server?: { Version?: string; ApiVersion?: string } | null; Client?: { Version?: string } };
+        const v = JSON.parse(r.stdout) as {
+          Server?: { Version?: string; ApiVersion?: string; Os?: string; KernelVersion?: string; Platform?: { Name?: string } } | null;
+          Client?: { Version?: string; Context?: string };
+        };
         return {
           version: v.Server?.Version ?? "unknown",
           details: {
             api: v.Server?.ApiVersion ?? "unknown",
             client: v.Client?.Version ?? "unknown",
             endpoint: connectFlags ? connectFlags[1]! : (dockerUserChoice(options.env) ?? "the CLI's default"),
+            context: v.Client?.Context ?? "default",
+            platform: v.Server?.Platform?.Name || "Docker Engine",
+            serverOs: v.Server?.Os ?? "unknown",
+            kernel: v.Server?.KernelVersion ?? "unknown",
           },
           connectFlags,
         };
       },
+      sharesHostSockets: (info) => dockerOnThisHost(info, options.env),
       imageExistsArgs: (image) => ["image", "inspect", "--format", "{{.Id}}", image],
       removeArgs: (name) => ["rm", "--force", name],
       listArgs: (label) => ["ps", "--all", "--no-trunc", "--filter", `label=${label}`, "--format", "{{json .}}"],
@@ -58,6 +67,22 @@ export default function docker(options: AdapterOptions): RuntimeAdapter {
     },
     options,
   );
+}
+
+/**
+ * The daemon runs on this machine's own kernel and filesystem, so a socket in our temp folder can be
+ * mounted into its containers: a local unix endpoint (no remote host, no other context), the same
+ * kernel as ours (Docker Desktop, Colima, OrbStack and Lima run theirs in a VM), and not the snap,
+ * whose confined daemon has a /tmp of its own.
+ */
+export function dockerOnThisHost(info: EngineInfo, env: Record<string, string>): boolean {
+  const d = info.details;
+  if (process.platform !== "linux" || d.serverOs !== "linux" || d.kernel !== release()) return false;
+  if (/desktop/i.test(d.platform ?? "") || info.binary.startsWith("/snap/")) return false;
+  // The endpoint as the probe found it: the CLI's own default, a socket we found, or the user's choice.
+  const endpoint = (d.endpoint ?? "").replace(/^DOCKER_HOST=/, "");
+  if (endpoint.startsWith("unix://")) return true;
+  return endpoint === "the CLI's default" && !env.DOCKER_HOST && (d.context ?? "default") === "default";
 }
 
 function version(run: Run, flags: string[] = []) {

@@ -34,6 +34,12 @@ export interface ContainerSpec {
    * passesFds.
    */
   channelFd?: number;
+  /**
+   * The protocol runs over a unix socket at this path inside the container, in a host folder listed in
+   * `mounts` (read-only) where the bridge listens; absent: channelFd or stdin/stdout. Only set for
+   * adapters whose sharesHostSockets says the engine sees the bridge's folders.
+   */
+  channelSocket?: string;
   /** Host folders the user chose to share (the workspace); none by default. */
   mounts?: Array<{ source: string; target: string; readonly: boolean }>;
 }
@@ -85,6 +91,12 @@ export interface RuntimeAdapter {
    * straight to the sandbox instead of through the engine's stdio relay (podman: the CLI and conmon).
    */
   readonly passesFds?: boolean;
+  /**
+   * Given what probe() learned, whether the engine's containers can connect to a unix socket the bridge
+   * creates in this host's temp folder and the engine bind-mounts (ContainerSpec.channelSocket): true
+   * only for a daemon on this very host, sharing its filesystem (not a VM, not a remote endpoint).
+   */
+  sharesHostSockets?(info: EngineInfo): boolean;
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */

@@ -15,6 +15,31 @@ import os as _os
 import sys as _sys
 
 
+def _open_channel(arg):
+    """The fd the protocol runs over (None: stdin/stdout), from argv[2]: an fd the engine passed, or the
+    path of the bridge's socket (src/host/socket-channel.ts). The socket is connected here, before the
+    fork, and proven with the token that came on stdin; when it cannot be reached the frames stay on
+    stdin/stdout, which the bridge also reads until the first frame."""
+    if arg is None:
+        return None
+    if arg.isdigit():
+        return int(arg)
+    import socket
+
+    token = globals().pop("_CHANNEL_TOKEN", "")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(5)
+        s.connect(arg)
+        s.sendall((token + "\n").encode())
+        s.settimeout(None)
+        return s.detach()
+    except OSError as e:
+        s.close()
+        _diag("the bridge's socket is unreachable (%s): frames go over stdin/stdout" % e)
+        return None
+
+
 def _init_main(lifetime_s, channel_fd):
     import select
     import signal
@@ -49,7 +74,7 @@ def _init_main(lifetime_s, channel_fd):
     # Not POLLIN: the interpreter reads the data. A hang-up (no writer left) means the bridge is gone: on
     # stdin, and on the channel the bridge handed in when there is one (argv[2]).
     hangup = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)
-    for fd in {0, channel_fd}:
+    for fd in {0, 0 if channel_fd is None else channel_fd}:
         poller.register(fd, hangup)
     while True:
         left = deadline - time.monotonic()
@@ -128,5 +153,6 @@ def _diag(msg):
         pass
 
 
-_init_main(float(_sys.argv[1]) if len(_sys.argv) > 1 else 8 * 3600.0, int(_sys.argv[2]) if len(_sys.argv) > 2 else 0)
+_CHANNEL_FD = _open_channel(_sys.argv[2] if len(_sys.argv) > 2 else None)
+_init_main(float(_sys.argv[1]) if len(_sys.argv) > 1 else 8 * 3600.0, _CHANNEL_FD)
 del _init_main, _child_exited, _finish, _oom_kills, _prctl, _diag

@@ -35,8 +35,9 @@ def _private_fd(fd):
     return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200)
 
 
-# The channel the bridge handed in (a socket at argv[2]: no engine relay in between), else stdin/stdout.
-CHANNEL_FD = int(sys.argv[2]) if len(sys.argv) > 2 else None
+# The channel init.py opened from argv[2] (an fd the engine passed, or the bridge's socket: no engine
+# relay in between), else stdin/stdout.
+CHANNEL_FD = _CHANNEL_FD  # noqa: F821 - set by init.py, which precedes this file
 PROTO_IN = _private_fd(0 if CHANNEL_FD is None else CHANNEL_FD)
 PROTO_OUT = _private_fd(1 if CHANNEL_FD is None else CHANNEL_FD)
 DIAG = _private_fd(2)  # the container's real stderr: host-side log only, never user output

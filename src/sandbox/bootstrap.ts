@@ -29,7 +29,8 @@ export const ENTRYPOINT_SOURCE: string = `${BOOT_MARK("compiled")}\n${INIT_PY}\n
 export const BOOTSTRAP = [
   "import os,sys,time",
   "B={'start':time.time()}",
-  "f=int(sys.argv[2]) if len(sys.argv)>2 else 0",
+  "a=sys.argv[2:]",
+  "f=int(a[0]) if a and a[0].isdigit() else 0",
   "def r(n):",
   " d=b''",
   " while len(d)<n:",
@@ -42,7 +43,15 @@ export const BOOTSTRAP = [
   "exec(compile(s,'<mcp-entrypoint>','exec'),{'__name__':'__mcp_entrypoint__','_BOOT':B})",
 ].join("\n");
 
-/** The bytes written to the container's stdin before the first frame. */
+/**
+ * The entrypoint as sent to one container: with the token it proves itself with on a socket channel
+ * (src/host/socket-channel.ts), which only this container's stdin ever carries.
+ */
+export function entrypointFor(channelToken?: string): string {
+  return channelToken === undefined ? ENTRYPOINT_SOURCE : `_CHANNEL_TOKEN = ${JSON.stringify(channelToken)}\n${ENTRYPOINT_SOURCE}`;
+}
+
+/** The bytes written to the container's stdin (or channel fd) before the first frame. */
 export function bootstrapPayload(source: string = ENTRYPOINT_SOURCE): Uint8Array {
   const body = new TextEncoder().encode(source);
   const header = new TextEncoder().encode(String(body.length).padStart(10, "0"));
@@ -55,8 +64,10 @@ export function bootstrapPayload(source: string = ENTRYPOINT_SOURCE): Uint8Array
 /**
  * The command inside the container: the interpreter reads the entrypoint, whose init (entrypoint/init.py)
  * stays PID 1 and enforces the lifetime cap (argv[1], seconds) from outside the code's reach. argv[2],
- * when there, is the fd of the channel the protocol runs over (ContainerSpec.channelFd); else stdin/stdout.
+ * when there, is the channel the protocol runs over: the number of an fd the engine passed
+ * (ContainerSpec.channelFd), or the path of a socket to connect to (ContainerSpec.channelSocket); else
+ * stdin/stdout.
  */
-export function containerCommand(lifetimeSec: number, channelFd?: number): string[] {
-  return ["python3", "-I", "-c", BOOTSTRAP, String(Math.ceil(lifetimeSec)), ...(channelFd === undefined ? [] : [String(channelFd)])];
+export function containerCommand(lifetimeSec: number, channel?: number | string): string[] {
+  return ["python3", "-I", "-c", BOOTSTRAP, String(Math.ceil(lifetimeSec)), ...(channel === undefined ? [] : [String(channel)])];
 }

@@ -6,8 +6,9 @@ import { tmpdir } from "node:os";
 import type { ContainerSpec, RuntimeAdapter } from "../../adapters/types.ts";
 import { BridgeError } from "../errors.ts";
 import type { ChildProcess, SpawnOptions } from "../host/process.ts";
+import type { SocketChannel } from "../host/socket-channel.ts";
 import type { Logger } from "../log.ts";
-import { bootstrapPayload } from "./bootstrap.ts";
+import { bootstrapPayload, entrypointFor } from "./bootstrap.ts";
 import {
   decodeFrame,
   encodeFrame,
@@ -51,6 +52,8 @@ export interface SandboxDeps {
   onRpc?: (frame: RpcFrame) => Promise<unknown>;
   /** Told when each step of the start ends (debug trace). */
   trace?: StartTrace;
+  /** The socket the container connects to when spec.channelSocket is set (src/host/socket-channel.ts). */
+  socketChannel?: SocketChannel;
 }
 
 interface PendingRun {
@@ -117,6 +120,7 @@ export class Sandbox {
       // Not the bridge's working directory (the user's project): podman's conmon writes a file named
       // `oom` into its working directory when the container is OOM-killed.
       child = deps.spawn(command!, args, { env: deps.engineEnv, cwd: tmpdir(), channel: deps.spec.channelFd !== undefined });
+      if (deps.socketChannel) child = deps.socketChannel.wrap(child);
     } catch (err) {
       forgetContainer(deps.spec.name);
       throw new BridgeError("ENGINE_FAILED", `could not run ${command}: ${(err as Error).message}`, {
@@ -127,7 +131,7 @@ export class Sandbox {
     }
     const box = new Sandbox(deps, child);
     try {
-      child.write(bootstrapPayload());
+      child.write(bootstrapPayload(entrypointFor(deps.socketChannel?.token)));
     } catch {
       // the exit handler reports why
     }

@@ -31,9 +31,20 @@ let containerCounter = 0;
 
 /**
  * A new container's spec; `seccompProfile` is the profile file on the engine's host, when there is one;
- * `channelFd` the fd the protocol runs over when the engine passes one (ContainerSpec.channelFd).
+ * `channel` what the protocol runs over instead of stdin/stdout: an fd the engine passes
+ * (ContainerSpec.channelFd), or a socket in a host folder mounted read-only (ContainerSpec.channelSocket).
  */
-export function containerSpec(config: Config, seccompProfile?: string, channelFd?: number): ContainerSpec {
+export function containerSpec(
+  config: Config,
+  seccompProfile?: string,
+  channel?: { fd: number } | { hostDir: string; mountAt: string; socket: string },
+): ContainerSpec {
+  const channelFd = channel && "fd" in channel ? channel.fd : undefined;
+  const socket = channel && "socket" in channel ? channel : undefined;
+  const mounts = [
+    ...(config.workspace ? [{ source: config.workspace, target: "/workspace", readonly: config.workspaceMode !== "rw" }] : []),
+    ...(socket ? [{ source: socket.hostDir, target: socket.mountAt, readonly: true }] : []),
+  ];
   const rand = Math.random().toString(36).slice(2, 8);
   return {
     name: `mcp-code-exec-${process.pid}-${++containerCounter}-${rand}`,
@@ -47,10 +58,11 @@ export function containerSpec(config: Config, seccompProfile?: string, channelFd
     shmSize: config.shmSize,
     ulimits: { nofile: 1024, nproc: 1024 },
     env: SANDBOX_ENV,
-    mounts: config.workspace ? [{ source: config.workspace, target: "/workspace", readonly: config.workspaceMode !== "rw" }] : undefined,
+    mounts: mounts.length ? mounts : undefined,
     ociRuntime: config.ociRuntime,
     seccompProfile,
     channelFd,
-    command: containerCommand(config.lifetimeSec, channelFd),
+    channelSocket: socket?.socket,
+    command: containerCommand(config.lifetimeSec, channelFd ?? socket?.socket),
   };
 }

@@ -11,6 +11,7 @@ import type { SessionDeps } from "./session.ts";
 import { isGvisor } from "../../adapters/oci-flags.ts";
 import { BridgeError } from "../errors.ts";
 import { CAN_PASS_CHANNEL } from "../host/process.ts";
+import { CHANNEL_MOUNT, openSocketChannel } from "../host/socket-channel.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
@@ -64,25 +65,57 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   if (adapter.ensureRunning) await adapter.ensureRunning();
   // Shutdown wins over a start in progress: nothing is started once the session is closed.
   if (deps.closed()) throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
-  // Frames go straight to the sandbox over an fd the engine hands it, when it can (podman, not gVisor).
-  const channel = adapter.passesFds === true && CAN_PASS_CHANNEL && !isGvisor(config.ociRuntime);
-  const spec = containerSpec(config, deps.seccompProfile?.(), channel ? CHANNEL_FD : undefined);
-  trace.facts.channel = channel ? "fd" : "stdio";
+  // Frames go straight to the sandbox over an fd the engine hands it, when it can (podman, not gVisor),
+  // or over a socket it mounts (a docker daemon on this host; gVisor does not let the sandbox reach host sockets).
+  const gvisor = isGvisor(config.ociRuntime);
+  const fd = adapter.passesFds === true && CAN_PASS_CHANNEL && !gvisor;
+  const socket =
+    !fd && !gvisor && !socketChannelFailed.has(adapter) && adapter.sharesHostSockets?.(info) === true
+      ? await openSocketChannel((why) => deps.log.warn("sandbox channel: dropped a connection", { why })).catch((err) => {
+          deps.log.debug("no socket channel: could not listen", { error: String(err) });
+          return undefined;
+        })
+      : undefined;
+  const spec = containerSpec(
+    config,
+    deps.seccompProfile?.(),
+    fd ? { fd: CHANNEL_FD } : socket ? { hostDir: socket.hostDir, mountAt: CHANNEL_MOUNT, socket: socket.containerPath } : undefined,
+  );
+  trace.facts.channel = fd ? "fd" : socket ? "socket" : "stdio";
   trace.mark("profile");
   // Loaded here, not at start-up: the frame schemas and the entrypoint's sources are only needed now.
   const { Sandbox } = await import("../sandbox/sandbox.ts");
-  const box = await Sandbox.start({
-    adapter,
-    spec,
-    trace,
-    spawn: deps.spawn,
-    engineEnv: deps.engineEnv,
-    log: deps.log,
-    startTimeoutMs: START_TIMEOUT_MS,
-    onRpc: deps.onRpc,
-  });
+  let box: Sandbox;
+  try {
+    box = await Sandbox.start({
+      adapter,
+      spec,
+      trace,
+      spawn: deps.spawn,
+      engineEnv: deps.engineEnv,
+      log: deps.log,
+      startTimeoutMs: START_TIMEOUT_MS,
+      onRpc: deps.onRpc,
+      socketChannel: socket,
+    });
+  } catch (err) {
+    socket?.dispose();
+    // The engine would not mount the channel's folder after all (a daemon that sees another /tmp):
+    // this engine's sandboxes use stdin/stdout from now on, starting with this one.
+    const message = err instanceof Error ? err.message : String(err);
+    if (!socket || deps.closed() || !/mount/i.test(message)) throw err;
+    socketChannelFailed.add(adapter);
+    deps.log.info("sandbox start with a socket channel failed: using the engine's stdin/stdout from now on", {
+      error: message,
+    });
+    return launch(deps, chose);
+  }
+  if (socket) trace.facts.channel = socket.chosen === "socket" ? "socket" : "stdio (the sandbox could not reach the socket)";
   return { box, adapter, trace };
 }
+
+/** Engines on which a start with a socket channel failed: they cannot mount it, and are not asked again. */
+const socketChannelFailed = new WeakSet<RuntimeAdapter>();
 
 /** Failures a stale probe could cause (a daemon that moved or stopped); not a slow engine's timeout. */
 function retryable(err: unknown): boolean {

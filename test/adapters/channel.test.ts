@@ -1,14 +1,19 @@
 /**
  * The channel: with a local podman the protocol runs over a socket the bridge hands the container at fd
- * 3 (--preserve-fds), not through the CLI's and conmon's stdio relay. Real podman and docker: which
- * engines use it and what the container sees. That the sandbox ends by itself when the bridge's end goes
+ * 3 (--preserve-fds), not through the CLI's and conmon's stdio relay; with a docker daemon on this host,
+ * over a unix socket in a folder it mounts read-only (src/host/socket-channel.ts), not through the CLI,
+ * dockerd and the shim. Real podman and docker: which engines use it and what the container sees. That the sandbox ends by itself when the bridge's end goes
  * (a bridge killed with SIGKILL) is in test/e2e/lifecycle.test.ts, which runs podman over the channel.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { release, tmpdir } from "node:os";
 import { join } from "node:path";
-import docker from "../../adapters/docker.ts";
+import docker, { dockerOnThisHost } from "../../adapters/docker.ts";
+import type { EngineInfo } from "../../adapters/types.ts";
+import { spawnChild } from "../../src/host/process.ts";
+import { CHANNEL_MOUNT, openSocketChannel } from "../../src/host/socket-channel.ts";
+import { Sandbox } from "../../src/sandbox/sandbox.ts";
 import podman from "../../adapters/podman.ts";
 import { createApp } from "../../src/app.ts";
 import { createLogger } from "../../src/log.ts";
@@ -55,7 +60,7 @@ const SOCKETS = [
 ].join("\n");
 
 describe("which engines pass the channel", () => {
-  test("podman does, unless it is a remote service; docker does not", () => {
+  test("podman does, unless it is a remote service; docker does not (it shares a socket instead)", () => {
     expect(podman({ env }).passesFds).toBe(true);
     expect(podman({ env: { ...env, CONTAINER_HOST: "ssh://core@host/run/podman/podman.sock" } }).passesFds).toBe(false);
     expect(docker({ env }).passesFds).toBe(false);
@@ -96,10 +101,105 @@ describe.skipIf(!ENGINES.includes("podman"))("a podman sandbox over the channel"
   });
 });
 
-describe.skipIf(!ENGINES.includes("docker"))("a docker sandbox", () => {
-  test("keeps the protocol on the engine's stdio", async () => {
+describe("which engines share this host's sockets (docker's probe facts; no daemon needed)", () => {
+  const local: EngineInfo = {
+    engine: "docker",
+    binary: "/usr/bin/docker",
+    version: "27.0.0",
+    details: {
+      endpoint: "the CLI's default",
+      context: "default",
+      platform: "Docker Engine - Community",
+      serverOs: "linux",
+      kernel: release(),
+    },
+  };
+  const on = (patch: Record<string, string>, extra: Partial<EngineInfo> = {}, e: Record<string, string> = {}) =>
+    dockerOnThisHost({ ...local, ...extra, details: { ...local.details, ...patch } }, e);
+
+  test.skipIf(process.platform !== "linux")(
+    "a daemon on this kernel at a local socket does; a VM, a remote host, another context, the snap do not",
+    () => {
+      expect(on({})).toBe(true);
+      expect(on({ endpoint: "unix:///home/u/.orbstack/run/docker.sock" })).toBe(true);
+      expect(on({ endpoint: "DOCKER_HOST=unix:///run/user/1000/docker.sock" })).toBe(true);
+      expect(on({ kernel: "6.10.14-linuxkit" })).toBe(false);
+      expect(on({ platform: "Docker Desktop 4.38.0 (181591)" })).toBe(false);
+      expect(on({ endpoint: "DOCKER_HOST=tcp://10.0.0.5:2376" })).toBe(false);
+      expect(on({ endpoint: "DOCKER_HOST=ssh://me@build-box" })).toBe(false);
+      expect(on({ endpoint: "context colima (/home/u/.docker/config.json)" })).toBe(false);
+      expect(on({ context: "remote" })).toBe(false);
+      expect(on({}, {}, { DOCKER_HOST: "tcp://10.0.0.5:2376" })).toBe(false);
+      expect(on({}, { binary: "/snap/bin/docker" })).toBe(false);
+      // A probe cached by an older bridge, without these facts: stdio, as before.
+      expect(dockerOnThisHost({ ...local, details: { endpoint: "the CLI's default" } }, {})).toBe(false);
+    },
+  );
+});
+
+describe.skipIf(!ENGINES.includes("docker"))("a docker sandbox over a socket", () => {
+  test("the protocol runs on a socket at the runtime's private fds; runs work as on stdio; nothing is left in the temp folder", async () => {
+    const before = channelFolders();
     const { s, lines } = session("docker");
-    expect((await s.run({ code: "1" })).error).toBeUndefined();
-    expect(lines.find((l) => l.msg === "sandbox start trace")).toMatchObject({ channel: "stdio" });
+    const r = await s.run({ code: `print('hi')\n${SOCKETS}` });
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toBe("hi\n");
+    const sockets = JSON.parse(r.value!) as number[];
+    expect(sockets.length).toBeGreaterThan(0);
+    expect(sockets.every((fd) => fd >= 200)).toBe(true);
+    expect(lines.find((l) => l.msg === "sandbox start trace")).toMatchObject({ channel: "socket" });
+    expect(channelFolders().filter((d) => !before.includes(d))).toEqual([]);
+    // The token that proved the container is not left for the code to read.
+    const t = await s.run({ code: "'_CHANNEL_TOKEN' in globals() or '_CHANNEL_TOKEN' in dir(__builtins__)" });
+    expect(t.value).toBe("False");
+  });
+
+  test("a container that cannot reach the socket says why and keeps to stdin/stdout", async () => {
+    const ch = await openSocketChannel();
+    rmSync(join(ch.hostDir, "s")); // the folder mounts, the socket is not there: connect() fails inside
+    const spec = specFor(IMAGE, { env: {} });
+    const box = await Sandbox.start({
+      adapter: docker({ env }),
+      spec: {
+        ...spec,
+        mounts: [{ source: ch.hostDir, target: CHANNEL_MOUNT, readonly: true }],
+        channelSocket: ch.containerPath,
+        command: [...spec.command, ch.containerPath],
+      },
+      spawn: spawnChild,
+      engineEnv: env as Record<string, string>,
+      log: createLogger("ERROR", "json", () => {}),
+      startTimeoutMs: 60_000,
+      socketChannel: ch,
+    });
+    try {
+      const r = await box.run("6 * 7", 10_000).result;
+      expect(r.value).toBe("42");
+      expect(ch.chosen).toBe("stdio");
+    } finally {
+      const exit = await box.kill("test over");
+      expect(exit.stderrTail).toContain("the bridge's socket is unreachable");
+    }
+  });
+
+  test("an engine that will not mount the channel's folder (a temp folder with a comma) still starts the sandbox, over stdio", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "mcx-comma,"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const { s, lines } = session("docker");
+      const r = await s.run({ code: "1 + 1" });
+      expect(r.error).toBeUndefined();
+      expect(r.value).toBe("2");
+      expect(lines.find((l) => l.msg === "sandbox start trace")).toMatchObject({ channel: "stdio" });
+      expect(lines.some((l) => String(l.msg).includes("socket channel failed"))).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 });
+
+function channelFolders(): string[] {
+  return readdirSync(tmpdir()).filter((d) => d.startsWith("mcp-code-exec-ch-"));
+}

@@ -1,0 +1,216 @@
+/**
+ * A frame channel over a unix socket the container connects to, for engines that cannot hand the
+ * container an fd (docker) but whose daemon shares this host's filesystem: the bridge listens in a
+ * private folder that the engine bind-mounts read-only into the container, and the sandbox's init
+ * connects to it before anything else runs. Frames then skip the engine's stdio relay (the CLI, the
+ * daemon, the shim): on docker that relay is most of a round trip.
+ *
+ * Who connects must prove it is the container this bridge started: the first line on the socket is
+ * a random token the bridge sent only on that container's stdin. Anything else that connects (another
+ * local user, who can see the folder's name in `ps`) is dropped unread. The first connection with the
+ * token wins; the listener and its folder are gone from then on.
+ *
+ * Nothing here is required: if the container cannot reach the socket (SELinux, a daemon in a VM after
+ * all), its init says so and keeps using stdin/stdout, and `wrap` follows whichever channel the first
+ * frame comes on.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChildProcess } from "./process.ts";
+
+/** Where the folder is mounted inside the container, and the socket's name in it. */
+export const CHANNEL_MOUNT = "/run/mcp-channel";
+const SOCKET_NAME = "s";
+/** A connection that has not sent a whole token line in this many bytes is not ours. */
+const TOKEN_HEX = 32;
+/** Bytes of socket data the reader may leave unread before the socket stops reading (a flood waits). */
+const READ_HIGH_WATER = 1 << 20;
+
+export interface SocketChannel {
+  /** The host folder to bind-mount (read-only) at CHANNEL_MOUNT. */
+  readonly hostDir: string;
+  /** The socket's path inside the container. */
+  readonly containerPath: string;
+  /** The secret the container sends first; the bridge gives it to the container on its stdin only. */
+  readonly token: string;
+  /** The child, talking over the socket once the container connects (or over its stdio if it never does). */
+  wrap(child: ChildProcess): ChildProcess;
+  /** Which channel the frames took: "socket", "stdio", or "pending" before the first frame. */
+  readonly chosen: "pending" | "socket" | "stdio";
+  /** Stop listening and remove the folder (idempotent; wrap's child does it when it exits). */
+  dispose(): void;
+}
+
+/** Listen in a new private folder under the temp folder (which docker's daemon, rootless or not, sees too). */
+export async function openSocketChannel(onRejected?: (why: string) => void): Promise<SocketChannel> {
+  const hostDir = mkdtempSync(join(tmpdir(), "mcp-code-exec-ch-"));
+  const token = randomBytes(TOKEN_HEX / 2).toString("hex");
+  const expected = Buffer.from(`${token}\n`);
+  // Others may pass through (the container's user is not ours) but not list; the socket itself must be
+  // connectable by whatever uid the container runs as. The token, not the mode, keeps others out.
+  chmodSync(hostDir, 0o711);
+  let accepted: ((socket: Socket, rest: Buffer) => void) | undefined;
+  let early: { socket: Socket; rest: Buffer } | undefined;
+  let server: Server | undefined = createServer((socket) => {
+    let got = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      if (got.length < expected.length) return;
+      socket.off("data", onData);
+      const head = got.subarray(0, expected.length);
+      if (!server || !timingSafeEqual(head, expected)) {
+        onRejected?.(server ? "a connection without the token" : "a connection after the channel was taken");
+        socket.destroy();
+        return;
+      }
+      socket.pause();
+      closeListener();
+      const rest = got.subarray(expected.length);
+      if (accepted) accepted(socket, rest);
+      else early = { socket, rest };
+    };
+    socket.on("data", onData);
+    socket.on("error", () => {});
+    // A connection that never says enough is not kept waiting forever.
+    socket.setTimeout(10_000, () => socket.destroy());
+  });
+  server.on("error", () => {});
+  const socketPath = join(hostDir, SOCKET_NAME);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server!.once("error", reject);
+      server!.listen(socketPath, () => resolve());
+    });
+    chmodSync(socketPath, 0o666);
+  } catch (err) {
+    server.close();
+    rmSync(hostDir, { recursive: true, force: true });
+    throw err;
+  }
+  let disposed = false;
+  const closeListener = () => {
+    if (!server) return;
+    server.close();
+    server = undefined;
+    rmSync(hostDir, { recursive: true, force: true });
+  };
+  let chosen: SocketChannel["chosen"] = "pending";
+  const channel: SocketChannel = {
+    hostDir,
+    containerPath: `${CHANNEL_MOUNT}/${SOCKET_NAME}`,
+    token,
+    get chosen() {
+      return chosen;
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      closeListener();
+      if (early) early.socket.destroy();
+    },
+    wrap(child) {
+      let socket: Socket | undefined;
+      let stdinOpen = true;
+      let out!: ReadableStreamDefaultController<Uint8Array>;
+      let ended = false;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        try {
+          out.close();
+        } catch {
+          // already closed
+        }
+      };
+      const stdout = new ReadableStream<Uint8Array>(
+        {
+          start(controller) {
+            out = controller;
+          },
+          pull() {
+            socket?.resume();
+          },
+          cancel() {
+            socket?.destroy();
+          },
+        },
+        new ByteLengthQueuingStrategy({ highWaterMark: READ_HIGH_WATER }),
+      );
+      const push = (chunk: Uint8Array) => {
+        if (ended || chunk.length === 0) return;
+        out.enqueue(chunk);
+        if ((out.desiredSize ?? 1) <= 0) socket?.pause();
+      };
+      const useSocket = (s: Socket, rest: Buffer) => {
+        if (chosen !== "pending" || disposed) {
+          s.destroy();
+          return;
+        }
+        chosen = "socket";
+        socket = s;
+        s.setTimeout(0);
+        s.setNoDelay?.(true);
+        push(new Uint8Array(rest));
+        s.on("data", (chunk: Buffer) => push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length)));
+        s.on("end", end);
+        s.on("close", end);
+        s.resume();
+      };
+      accepted = useSocket;
+      if (early) {
+        const e = early;
+        early = undefined;
+        useSocket(e.socket, e.rest);
+      }
+      // The engine's stdout: the channel until a frame comes on the socket; read to the end either way
+      // (a relay whose pipe fills up stalls), and ignored once the socket is chosen.
+      void (async () => {
+        try {
+          for await (const chunk of child.stdout) {
+            if (chosen === "socket") continue;
+            if (chosen === "pending") {
+              chosen = "stdio";
+              closeListener();
+            }
+            push(chunk);
+          }
+        } catch {
+          // torn down with the process
+        }
+        if (chosen !== "socket") end();
+      })();
+      const exited = child.exited.then((code) => {
+        channel.dispose();
+        return code;
+      });
+      return {
+        pid: child.pid,
+        write(data) {
+          if (socket) {
+            if (!stdinOpen) throw new Error("the channel is closed");
+            socket.write(data);
+          } else child.write(data);
+        },
+        get pendingBytes() {
+          return socket ? socket.writableLength : child.pendingBytes;
+        },
+        closeStdin() {
+          stdinOpen = false;
+          child.closeStdin();
+          socket?.destroy(); // the container's init sees the hang-up: the bridge is gone
+          channel.dispose();
+        },
+        stdout,
+        stderr: child.stderr,
+        exited,
+        kill(signal) {
+          child.kill(signal);
+        },
+      };
+    },
+  };
+  return channel;
+}
