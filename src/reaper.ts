@@ -6,6 +6,7 @@
 import { hostname } from "node:os";
 import type { Logger } from "./log.ts";
 import { which } from "./host/process.ts";
+import { sweepChannelFolders } from "./host/socket-channel.ts";
 import { AUTO_ORDER, loadAdapter } from "./engines/registry.ts";
 import { MARK_LABEL, OWNER_LABEL } from "./session/container-spec.ts";
 
@@ -18,9 +19,10 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Returns the names removed. */
+/** Returns the names removed. Channel folders left by dead bridges go too (src/host/socket-channel.ts). */
 export async function reapOrphans(env: Record<string, string>, log: Logger, engines: string[] = AUTO_ORDER): Promise<string[]> {
   const removed: string[] = [];
+  for (const folder of sweepChannelFolders(isProcessAlive)) log.info("removed a channel folder left by a bridge that is gone", { folder });
   const me = hostname();
   await Promise.all(
     engines.map(async (name) => {

@@ -15,8 +15,8 @@
  * frame comes on.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { chmodSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import type { Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "./process.ts";
@@ -38,15 +38,25 @@ export interface SocketChannel {
   readonly token: string;
   /** The child, talking over the socket once the container connects (or over its stdio if it never does). */
   wrap(child: ChildProcess): ChildProcess;
+  /** Settles once the socket is listening (or could not be: the container will use stdin/stdout). */
+  readonly listening: Promise<void>;
   /** Which channel the frames took: "socket", "stdio", or "pending" before the first frame. */
   readonly chosen: "pending" | "socket" | "stdio";
   /** Stop listening and remove the folder (idempotent; wrap's child does it when it exits). */
   dispose(): void;
 }
 
-/** Listen in a new private folder under the temp folder (which docker's daemon, rootless or not, sees too). */
-export async function openSocketChannel(onRejected?: (why: string) => void): Promise<SocketChannel> {
-  const hostDir = mkdtempSync(join(tmpdir(), "mcp-code-exec-ch-"));
+/** Channel folders are named after the bridge that made them, so a sweep can tell which are left over. */
+const FOLDER_PREFIX = "mcp-code-exec-ch-";
+
+/**
+ * A new private folder under the temp folder (which docker's daemon, rootless or not, sees too), made
+ * at once; the listener comes up in the background (`listening`) while the engine starts the container,
+ * which connects only after its own start. `onProblem` hears of dropped connections and a listener that
+ * could not start (the container then stays on stdin/stdout).
+ */
+export function openSocketChannel(onProblem?: (why: string) => void): SocketChannel {
+  const hostDir = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
   const token = randomBytes(TOKEN_HEX / 2).toString("hex");
   const expected = Buffer.from(`${token}\n`);
   // Others may pass through (the container's user is not ours) but not list; the socket itself must be
@@ -54,15 +64,17 @@ export async function openSocketChannel(onRejected?: (why: string) => void): Pro
   chmodSync(hostDir, 0o711);
   let accepted: ((socket: Socket, rest: Buffer) => void) | undefined;
   let early: { socket: Socket; rest: Buffer } | undefined;
-  let server: Server | undefined = createServer((socket) => {
+  let server: Server | undefined;
+  let closed = false;
+  const onConnection = (socket: Socket) => {
     let got = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       got = Buffer.concat([got, chunk]);
       if (got.length < expected.length) return;
       socket.off("data", onData);
       const head = got.subarray(0, expected.length);
-      if (!server || !timingSafeEqual(head, expected)) {
-        onRejected?.(server ? "a connection without the token" : "a connection after the channel was taken");
+      if (closed || !timingSafeEqual(head, expected)) {
+        onProblem?.(closed ? "a connection after the channel was taken" : "a connection without the token");
         socket.destroy();
         return;
       }
@@ -76,32 +88,45 @@ export async function openSocketChannel(onRejected?: (why: string) => void): Pro
     socket.on("error", () => {});
     // A connection that never says enough is not kept waiting forever.
     socket.setTimeout(10_000, () => socket.destroy());
-  });
-  server.on("error", () => {});
-  const socketPath = join(hostDir, SOCKET_NAME);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server!.once("error", reject);
-      server!.listen(socketPath, () => resolve());
-    });
-    chmodSync(socketPath, 0o666);
-  } catch (err) {
-    server.close();
-    rmSync(hostDir, { recursive: true, force: true });
-    throw err;
-  }
-  let disposed = false;
+  };
   const closeListener = () => {
-    if (!server) return;
-    server.close();
+    if (closed) return;
+    closed = true;
+    server?.close();
     server = undefined;
     rmSync(hostDir, { recursive: true, force: true });
   };
+  // node:net is loaded here, not with the bridge: only a docker start needs it (~15 ms to load).
+  const listening = (async () => {
+    const { createServer } = await import("node:net");
+    if (closed) return;
+    const srv = createServer(onConnection);
+    srv.on("error", () => {});
+    // Bound under another name, opened to every uid, then renamed: the socket never exists under its
+    // real name with the umask's mode (a container connecting then would be refused).
+    const bound = join(hostDir, `${SOCKET_NAME}.new`);
+    await new Promise<void>((resolve, reject) => {
+      srv.once("error", reject);
+      srv.listen(bound, () => resolve());
+    });
+    if (closed) {
+      srv.close();
+      return;
+    }
+    server = srv;
+    chmodSync(bound, 0o666);
+    renameSync(bound, join(hostDir, SOCKET_NAME));
+  })().catch((err) => {
+    onProblem?.(`could not listen: ${(err as Error).message}`);
+    closeListener();
+  });
+  let disposed = false;
   let chosen: SocketChannel["chosen"] = "pending";
   const channel: SocketChannel = {
     hostDir,
     containerPath: `${CHANNEL_MOUNT}/${SOCKET_NAME}`,
     token,
+    listening,
     get chosen() {
       return chosen;
     },
@@ -213,4 +238,33 @@ export async function openSocketChannel(onRejected?: (why: string) => void): Pro
     },
   };
   return channel;
+}
+
+/**
+ * Remove channel folders (ours: this uid's) left by bridges that are gone: one killed with SIGKILL
+ * while its container was starting leaves its folder behind. Returns the folders removed.
+ */
+export function sweepChannelFolders(isAlive: (pid: number) => boolean, dir: string = tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const m = name.startsWith(FOLDER_PREFIX) ? /^(\d+)-/.exec(name.slice(FOLDER_PREFIX.length)) : null;
+    if (!m) continue;
+    const path = join(dir, name);
+    try {
+      const st = statSync(path);
+      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || isAlive(Number(m[1]))) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+  return removed;
 }

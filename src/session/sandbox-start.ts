@@ -11,7 +11,7 @@ import type { SessionDeps } from "./session.ts";
 import { isGvisor } from "../../adapters/oci-flags.ts";
 import { BridgeError } from "../errors.ts";
 import { CAN_PASS_CHANNEL } from "../host/process.ts";
-import { CHANNEL_MOUNT, openSocketChannel } from "../host/socket-channel.ts";
+import { CHANNEL_MOUNT, openSocketChannel, type SocketChannel } from "../host/socket-channel.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
@@ -70,12 +70,7 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   const gvisor = isGvisor(config.ociRuntime);
   const fd = adapter.passesFds === true && CAN_PASS_CHANNEL && !gvisor;
   const socket =
-    !fd && !gvisor && !socketChannelFailed.has(adapter) && adapter.sharesHostSockets?.(info) === true
-      ? await openSocketChannel((why) => deps.log.warn("sandbox channel: dropped a connection", { why })).catch((err) => {
-          deps.log.debug("no socket channel: could not listen", { error: String(err) });
-          return undefined;
-        })
-      : undefined;
+    !fd && !gvisor && !socketChannelFailed.has(adapter) && adapter.sharesHostSockets?.(info) === true ? openChannel(deps) : undefined;
   const spec = containerSpec(
     config,
     deps.seccompProfile?.(),
@@ -112,6 +107,16 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   }
   if (socket) trace.facts.channel = socket.chosen === "socket" ? "socket" : "stdio (the sandbox could not reach the socket)";
   return { box, adapter, trace };
+}
+
+/** A socket channel for this start, or none when its folder cannot be made (the start then uses stdio). */
+function openChannel(deps: StartDeps): SocketChannel | undefined {
+  try {
+    return openSocketChannel((why) => deps.log.warn("sandbox socket channel", { why }));
+  } catch (err) {
+    deps.log.debug("no socket channel: could not make its folder", { error: String(err) });
+    return undefined;
+  }
 }
 
 /** Engines on which a start with a socket channel failed: they cannot mount it, and are not asked again. */

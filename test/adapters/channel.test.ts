@@ -155,7 +155,8 @@ describe.skipIf(!ENGINES.includes("docker"))("a docker sandbox over a socket", (
   });
 
   test("a container that cannot reach the socket says why and keeps to stdin/stdout", async () => {
-    const ch = await openSocketChannel();
+    const ch = openSocketChannel();
+    await ch.listening;
     rmSync(join(ch.hostDir, "s")); // the folder mounts, the socket is not there: connect() fails inside
     const spec = specFor(IMAGE, { env: {} });
     const box = await Sandbox.start({

@@ -5,10 +5,12 @@
  * are in test/adapters/channel.test.ts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isProcessAlive } from "../../src/reaper.ts";
 import { spawnChild, type ChildProcess } from "../../src/host/process.ts";
-import { openSocketChannel, type SocketChannel } from "../../src/host/socket-channel.ts";
+import { openSocketChannel, sweepChannelFolders, type SocketChannel } from "../../src/host/socket-channel.ts";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 let channels: SocketChannel[] = [];
@@ -39,8 +41,9 @@ function client(path: string, token: string, opts: { intruder?: boolean } = {}):
 
 async function open(): Promise<{ ch: SocketChannel; rejected: string[] }> {
   const rejected: string[] = [];
-  const ch = await openSocketChannel((why) => rejected.push(why));
+  const ch = openSocketChannel((why) => rejected.push(why));
   channels.push(ch);
+  await ch.listening;
   return { ch, rejected };
 }
 
@@ -118,5 +121,20 @@ describe("the socket channel", () => {
     expect(await nextLine(child.stdout)).toBe("ready\n");
     child.closeStdin();
     expect(await child.exited).toBe(7);
+  });
+});
+
+describe("folders left by bridges that are gone", () => {
+  test("the startup sweep removes a dead bridge's channel folder and keeps a live one's and anything else", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-sweep-"));
+    const gone = spawnChild("true", [], { env });
+    await gone.exited;
+    const dead = join(dir, `mcp-code-exec-ch-${gone.pid}-abc123`);
+    const live = join(dir, `mcp-code-exec-ch-${process.pid}-def456`);
+    const other = join(dir, "mcp-code-exec-ch-notapid");
+    for (const d of [dead, live, other]) mkdirSync(d);
+    writeFileSync(join(dead, "s"), "");
+    expect(sweepChannelFolders(isProcessAlive, dir)).toEqual([dead]);
+    expect([existsSync(dead), existsSync(live), existsSync(other)]).toEqual([false, true, true]);
   });
 });
