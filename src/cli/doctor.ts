@@ -35,6 +35,13 @@ def unshare_errno():
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     return 0 if libc.unshare(0x10000000) == 0 else ctypes.get_errno()
+def channel():
+    import stat
+    for fd in range(200, 210):  # the runtime keeps the protocol at private fds from 200 (entrypoint/interpreter.py)
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode): return "socket"
+        except OSError: pass
+    return "stdio"
 st = os.statvfs("/tmp"); sh = os.statvfs("/dev/shm")
 json.dumps
 ({
@@ -51,6 +58,7 @@ json.dumps
   "env": sorted(os.environ),
   "unshare_errno": unshare_errno(),
   "ppid": os.getppid(), "init_comm": read("/proc/1/comm"),
+  "channel": channel(),
 })
 `;
 
@@ -102,12 +110,13 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
         fix: `the sandbox started but its python3 could not run the probe: use the offline image (\`mcp-code-exec image build --offline\`, then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm) or an image with Python 3.9+`,
       });
     } else {
+      const probe = JSON.parse(pyToJson(outcome.value)) as ProbeReport;
       checks.push({
         name: "sandbox start",
         ok: true,
-        detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"})`,
+        detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"}; ${channelNote(probe.channel, adapter.name, isGvisor(config.ociRuntime))})`,
       });
-      checks.push(...verifyFlags(JSON.parse(pyToJson(outcome.value)) as ProbeReport, app, isGvisor(config.ociRuntime)));
+      checks.push(...verifyFlags(probe, app, isGvisor(config.ociRuntime)));
       const seccompProfile = seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) });
       checks.push(...(await speedChecks({ chosen: engines.chosen, available: engines.available, config, env: app.env, seccompProfile })));
     }
@@ -124,6 +133,17 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
     await session.close();
   }
   return report(checks, opts.json);
+}
+
+/** How frames reach the sandbox, as doctor says it: straight over a socket, or through the engine's relay. */
+function channelNote(channel: ProbeReport["channel"], engine: string, gvisor: boolean): string {
+  if (channel === "socket") return "frames over a socket straight to the sandbox";
+  const why = gvisor
+    ? ": gVisor does not let the bridge's socket in"
+    : engine === "docker"
+      ? ", not a socket: a remote or VM daemon, or a policy such as SELinux refusing it (the log at DEBUG says which)"
+      : "";
+  return `frames through ${engine}'s stdin/stdout relay${why}`;
 }
 
 /** The probe's trailing expression is a dict repr; turn Python literals into JSON. */
@@ -158,6 +178,8 @@ interface ProbeReport {
   unshare_errno: number;
   ppid: number;
   init_comm: string | null;
+  /** What the protocol runs over: a socket the engine passed or mounted, or the engine's stdin/stdout. */
+  channel?: "socket" | "stdio";
 }
 
 export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = false): Check[] {

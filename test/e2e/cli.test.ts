@@ -92,6 +92,8 @@ describe("mcp-code-exec command line", () => {
     ]) {
       expect(names).toContain(n);
     }
+    // Both engines here are local: frames skip their stdio relays (podman's fd, docker's mounted socket).
+    expect(report.checks.find((c) => c.name === "sandbox start")?.detail).toContain("frames over a socket straight to the sandbox");
     expect(r.code).toBe(0);
   });
 

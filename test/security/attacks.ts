@@ -396,6 +396,37 @@ export const ATTACKS: Attack[] = [
     timeout: 30,
   },
   {
+    id: "channel-second-connection",
+    family: "bridge",
+    title:
+      "find the token the sandbox proved itself with (in the bootstrap's own source) and open a second channel to the bridge's socket, or plant a socket there",
+    code: `import __main__, re
+src = getattr(__main__, 's', b'')
+m = re.search(rb'_CHANNEL_TOKEN = "([0-9a-f]+)"', src if isinstance(src, bytes) else b'')
+token = m.group(1).decode() if m else '0' * 32
+tries = []
+for path in ['/run/mcp-channel/s', '/run/mcp-channel/s.new']:
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.settimeout(2)
+        c.connect(path)
+        c.sendall((token + '\\n').encode() + b'{"t":"result","id":1,"value":"hijacked"}\\n')
+        tries.append(path + ': connected')
+    except OSError as e:
+        tries.append(path + ': ' + err(e))
+    finally:
+        c.close()
+p = socket.socket(socket.AF_UNIX)
+try:
+    p.bind('/run/mcp-channel/planted'); tries.append('planted a socket')
+except OSError as e:
+    tries.append('plant: ' + err(e))
+finally:
+    p.close()
+verdict(not any('connected' in t or t == 'planted a socket' for t in tries), f'token {"found" if m else "not found"}; ' + '; '.join(tries))`,
+    bridgeOnly: true,
+  },
+  {
     id: "request-for-another-run",
     family: "bridge",
     title: "send a host request claiming another run's id, and an unknown method",
