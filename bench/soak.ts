@@ -3,7 +3,7 @@
  * Soak: 10,000 run_python calls and 100,000 proxied tool calls through one bridge, sampling the host's
  * process count, the bridge's open fds and RSS, and our container count before, during and after.
  * Nothing may grow without bound, and idle RSS after the calls is compared with idle RSS before them.
- *   bun bench/soak.ts [--engine podman] [--runs 10000] [--calls 100000]
+ *   bun bench/soak.ts [--engine podman] [--runs 10000] [--calls 100000] [--binary OTHER_BUILD]
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +17,7 @@ const { values } = parseArgs({
   args: Bun.argv.slice(2),
   options: {
     engine: { type: "string", default: "podman" },
+    binary: { type: "string" },
     runs: { type: "string", default: "10000" },
     calls: { type: "string", default: "100000" },
   },
@@ -35,7 +36,7 @@ writeFileSync(
 
 const bridge = await startBridge(
   { HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "WARNING" },
-  { cwd: home },
+  { cwd: home, wrap: values.binary ? (argv) => [values.binary!, ...argv.slice(1)] : undefined },
 );
 const pid = bridge.pid;
 

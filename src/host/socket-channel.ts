@@ -14,12 +14,11 @@
  * all), its init says so and keeps using stdin/stdout, and `wrap` follows whichever channel the first
  * frame comes on.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import type { Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "./process.ts";
+import { listenUnix, type UnixConnection, type UnixListener } from "./unix-listener.ts";
 
 /** Where the folder is mounted inside the container, and the socket's name in it. */
 export const CHANNEL_MOUNT = "/run/mcp-channel";
@@ -57,63 +56,58 @@ const FOLDER_PREFIX = "mcp-code-exec-ch-";
  */
 export function openSocketChannel(onProblem?: (why: string) => void): SocketChannel {
   const hostDir = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
-  const token = randomBytes(TOKEN_HEX / 2).toString("hex");
+  // Web Crypto, not node:crypto: loading that module costs ~6 MiB of resident memory (src/host/hash.ts).
+  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_HEX / 2))).toString("hex");
   const expected = Buffer.from(`${token}\n`);
   // Others may pass through (the container's user is not ours) but not list; the socket itself must be
   // connectable by whatever uid the container runs as. The token, not the mode, keeps others out.
   chmodSync(hostDir, 0o711);
-  let accepted: ((socket: Socket, rest: Buffer) => void) | undefined;
-  let early: { socket: Socket; rest: Buffer } | undefined;
-  let server: Server | undefined;
+  let accepted: ((conn: UnixConnection, rest: Uint8Array) => void) | undefined;
+  let early: { conn: UnixConnection; rest: Uint8Array } | undefined;
+  let listener: UnixListener | undefined;
   let closed = false;
-  const onConnection = (socket: Socket) => {
+  const onConnection = (conn: UnixConnection) => {
     let got = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
+    // A connection that never says enough is not kept waiting forever.
+    const timer = setTimeout(() => conn.destroy(), 10_000);
+    (timer as { unref?: () => void }).unref?.();
+    conn.onclose = () => clearTimeout(timer);
+    conn.ondata = (chunk) => {
       got = Buffer.concat([got, chunk]);
       if (got.length < expected.length) return;
-      socket.off("data", onData);
+      clearTimeout(timer);
+      conn.ondata = undefined;
       const head = got.subarray(0, expected.length);
-      if (closed || !timingSafeEqual(head, expected)) {
+      if (closed || !sameBytes(head, expected)) {
         onProblem?.(closed ? "a connection after the channel was taken" : "a connection without the token");
-        socket.destroy();
+        conn.destroy();
         return;
       }
-      socket.pause();
+      conn.pause();
       closeListener();
-      const rest = got.subarray(expected.length);
-      if (accepted) accepted(socket, rest);
-      else early = { socket, rest };
+      const rest = new Uint8Array(got.subarray(expected.length));
+      if (accepted) accepted(conn, rest);
+      else early = { conn, rest };
     };
-    socket.on("data", onData);
-    socket.on("error", () => {});
-    // A connection that never says enough is not kept waiting forever.
-    socket.setTimeout(10_000, () => socket.destroy());
   };
   const closeListener = () => {
     if (closed) return;
     closed = true;
-    server?.close();
-    server = undefined;
+    listener?.close();
+    listener = undefined;
     rmSync(hostDir, { recursive: true, force: true });
   };
-  // node:net is loaded here, not with the bridge: only a docker start needs it (~15 ms to load).
   const listening = (async () => {
-    const { createServer } = await import("node:net");
     if (closed) return;
-    const srv = createServer(onConnection);
-    srv.on("error", () => {});
     // Bound under another name, opened to every uid, then renamed: the socket never exists under its
     // real name with the umask's mode (a container connecting then would be refused).
     const bound = join(hostDir, `${SOCKET_NAME}.new`);
-    await new Promise<void>((resolve, reject) => {
-      srv.once("error", reject);
-      srv.listen(bound, () => resolve());
-    });
+    const l = await listenUnix(bound, onConnection);
     if (closed) {
-      srv.close();
+      l.close();
       return;
     }
-    server = srv;
+    listener = l;
     chmodSync(bound, 0o666);
     renameSync(bound, join(hostDir, SOCKET_NAME));
   })().catch((err) => {
@@ -134,10 +128,10 @@ export function openSocketChannel(onProblem?: (why: string) => void): SocketChan
       if (disposed) return;
       disposed = true;
       closeListener();
-      if (early) early.socket.destroy();
+      if (early) early.conn.destroy();
     },
     wrap(child) {
-      let socket: Socket | undefined;
+      let socket: UnixConnection | undefined;
       let stdinOpen = true;
       let out!: ReadableStreamDefaultController<Uint8Array>;
       let ended = false;
@@ -169,26 +163,23 @@ export function openSocketChannel(onProblem?: (why: string) => void): SocketChan
         out.enqueue(chunk);
         if ((out.desiredSize ?? 1) <= 0) socket?.pause();
       };
-      const useSocket = (s: Socket, rest: Buffer) => {
+      const useSocket = (conn: UnixConnection, rest: Uint8Array) => {
         if (chosen !== "pending" || disposed) {
-          s.destroy();
+          conn.destroy();
           return;
         }
         chosen = "socket";
-        socket = s;
-        s.setTimeout(0);
-        s.setNoDelay?.(true);
-        push(new Uint8Array(rest));
-        s.on("data", (chunk: Buffer) => push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length)));
-        s.on("end", end);
-        s.on("close", end);
-        s.resume();
+        socket = conn;
+        push(rest);
+        conn.ondata = push;
+        conn.onclose = end;
+        conn.resume();
       };
       accepted = useSocket;
       if (early) {
         const e = early;
         early = undefined;
-        useSocket(e.socket, e.rest);
+        useSocket(e.conn, e.rest);
       }
       // The engine's stdout: the channel until a frame comes on the socket; read to the end either way
       // (a relay whose pipe fills up stalls), and ignored once the socket is chosen.
@@ -220,7 +211,7 @@ export function openSocketChannel(onProblem?: (why: string) => void): SocketChan
           } else child.write(data);
         },
         get pendingBytes() {
-          return socket ? socket.writableLength : child.pendingBytes;
+          return socket ? socket.pending : child.pendingBytes;
         },
         closeStdin() {
           stdinOpen = false;
@@ -238,6 +229,14 @@ export function openSocketChannel(onProblem?: (why: string) => void): SocketChan
     },
   };
   return channel;
+}
+
+/** Equal, in time that does not depend on where they differ. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
 }
 
 /**
