@@ -48,6 +48,22 @@ function session(engine: string, extra: Record<string, string> = {}) {
   return { s, lines };
 }
 
+/**
+ * A run on `engine` prints as on stdio, the runtime's sockets are all at its private fds (200 and up),
+ * and the start trace names the channel. Returns the session for more runs.
+ */
+async function expectPrivateSocketChannel(engine: string, channel: "fd" | "socket"): Promise<Session> {
+  const { s, lines } = session(engine);
+  const r = await s.run({ code: `print('hi')\n${SOCKETS}` });
+  expect(r.error).toBeUndefined();
+  expect(r.stdout).toBe("hi\n");
+  const sockets = JSON.parse(r.value!) as number[];
+  expect(sockets.length).toBeGreaterThan(0);
+  expect(sockets.every((fd) => fd >= 200)).toBe(true);
+  expect(lines.find((l) => l.msg === "sandbox start trace")).toMatchObject({ channel });
+  return s;
+}
+
 /** Which fds of the runtime are sockets, from inside. */
 const SOCKETS = [
   "import os, stat",
@@ -83,14 +99,7 @@ describe("which engines pass the channel", () => {
 
 describe.skipIf(!ENGINES.includes("podman"))("a podman sandbox over the channel", () => {
   test("the protocol socket is only at the runtime's private fds; fd 3 itself is closed; runs work as on stdio", async () => {
-    const { s, lines } = session("podman");
-    const r = await s.run({ code: `print('hi')\n${SOCKETS}` });
-    expect(r.error).toBeUndefined();
-    expect(r.stdout).toBe("hi\n");
-    const sockets = JSON.parse(r.value!) as number[];
-    expect(sockets.length).toBeGreaterThan(0);
-    expect(sockets.every((fd) => fd >= 200)).toBe(true);
-    expect(lines.find((l) => l.msg === "sandbox start trace")).toMatchObject({ channel: "fd" });
+    await expectPrivateSocketChannel("podman", "fd");
   });
 
   test("gVisor's runsc does not pass fds: that sandbox uses stdio", async () => {
@@ -140,14 +149,7 @@ describe("which engines share this host's sockets (docker's probe facts; no daem
 describe.skipIf(!ENGINES.includes("docker"))("a docker sandbox over a socket", () => {
   test("the protocol runs on a socket at the runtime's private fds; runs work as on stdio; nothing is left in the temp folder", async () => {
     const before = channelFolders();
-    const { s, lines } = session("docker");
-    const r = await s.run({ code: `print('hi')\n${SOCKETS}` });
-    expect(r.error).toBeUndefined();
-    expect(r.stdout).toBe("hi\n");
-    const sockets = JSON.parse(r.value!) as number[];
-    expect(sockets.length).toBeGreaterThan(0);
-    expect(sockets.every((fd) => fd >= 200)).toBe(true);
-    expect(lines.find((l) => l.msg === "sandbox start trace")).toMatchObject({ channel: "socket" });
+    const s = await expectPrivateSocketChannel("docker", "socket");
     expect(channelFolders().filter((d) => !before.includes(d))).toEqual([]);
     // The token that proved the container is not left for the code to read.
     const t = await s.run({ code: "'_CHANNEL_TOKEN' in globals() or '_CHANNEL_TOKEN' in dir(__builtins__)" });
