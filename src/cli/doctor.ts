@@ -114,7 +114,7 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
       checks.push({
         name: "sandbox start",
         ok: true,
-        detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"}; ${channelNote(probe.channel, adapter.name, isGvisor(config.ociRuntime))})`,
+        detail: `started and answered in ${ms} ms (${config.ociRuntime ? `runtime ${config.ociRuntime}` : "engine default runtime"}; ${channelNote(probe.channel, adapter.name, isGvisor(config.ociRuntime), config.channel)})`,
       });
       checks.push(...verifyFlags(probe, app, isGvisor(config.ociRuntime)));
       const seccompProfile = seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) });
@@ -136,13 +136,16 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
 }
 
 /** How frames reach the sandbox, as doctor says it: straight over a socket, or through the engine's relay. */
-function channelNote(channel: ProbeReport["channel"], engine: string, gvisor: boolean): string {
+function channelNote(channel: ProbeReport["channel"], engine: string, gvisor: boolean, chosen: "auto" | "stdio"): string {
   if (channel === "socket") return "frames over a socket straight to the sandbox";
-  const why = gvisor
-    ? ": gVisor does not let the bridge's socket in"
-    : engine === "docker"
-      ? ", not a socket: a remote or VM daemon, or a policy such as SELinux refusing it (the log at DEBUG says which)"
-      : "";
+  const why =
+    chosen === "stdio"
+      ? ", as MCP_BRIDGE_CHANNEL=stdio asks"
+      : gvisor
+        ? ": gVisor does not let the bridge's socket in"
+        : engine === "docker"
+          ? ", not a socket: a remote or VM daemon, or a policy such as SELinux refusing it (the log at DEBUG says which)"
+          : "";
   return `frames through ${engine}'s stdin/stdout relay${why}`;
 }
 

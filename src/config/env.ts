@@ -171,6 +171,14 @@ export const ENV_SCHEMA = {
     .regex(/^[A-Za-z0-9._/-]+$/, "expected an OCI runtime name or path such as runc or runsc")
     .describe("OCI runtime passed to the engine (runsc = gVisor)"),
   MCP_BRIDGE_PREWARM: flag.describe("Start the sandbox in the background once a client initializes"),
+  MCP_BRIDGE_CHANNEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["auto", "stdio"]))
+    .describe(
+      "What frames to the sandbox run over: auto (a socket the engine passes or mounts when it is local: podman, docker) or stdio (always the engine's stdin/stdout)",
+    ),
   MCP_BRIDGE_TOOL_TIMEOUT: seconds("MCP_BRIDGE_TOOL_TIMEOUT").describe("Timeout of one proxied MCP tool call from the sandbox"),
   MCP_BRIDGE_UPSTREAM_START_TIMEOUT: seconds("MCP_BRIDGE_UPSTREAM_START_TIMEOUT").describe(
     "How long an upstream MCP server may take to start and list its tools",
@@ -293,6 +301,7 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_LOG_LEVEL: "INFO",
   MCP_BRIDGE_LOG_FORMAT: "text",
   MCP_BRIDGE_PREWARM: "1",
+  MCP_BRIDGE_CHANNEL: "auto",
   MCP_BRIDGE_TMPFS_SIZE: "64m",
   MCP_BRIDGE_TOOL_TIMEOUT: "60",
   MCP_BRIDGE_WORKSPACE_MODE: "ro",
@@ -336,6 +345,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   logFormat: "text" | "json";
   ociRuntime: string | undefined;
+  /** "stdio": never a socket channel (MCP_BRIDGE_CHANNEL), whatever the engine could do. */
+  channel: "auto" | "stdio";
   prewarm: boolean;
   tmpfsSize: string;
   shmSize: string;
@@ -403,6 +414,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     logFormat: values.MCP_BRIDGE_LOG_FORMAT as Config["logFormat"],
     ociRuntime: values.MCP_BRIDGE_OCI_RUNTIME as string | undefined,
     prewarm: values.MCP_BRIDGE_PREWARM as boolean,
+    channel: values.MCP_BRIDGE_CHANNEL as Config["channel"],
     tmpfsSize: values.MCP_BRIDGE_TMPFS_SIZE as string,
     shmSize: values.MCP_BRIDGE_SHM_SIZE as string,
     toolTimeoutSec: values.MCP_BRIDGE_TOOL_TIMEOUT as number,

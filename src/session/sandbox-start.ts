@@ -68,9 +68,10 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   // Frames go straight to the sandbox over an fd the engine hands it, when it can (podman, not gVisor),
   // or over a socket it mounts (a docker daemon on this host; gVisor does not let the sandbox reach host sockets).
   const gvisor = isGvisor(config.ociRuntime);
-  const fd = adapter.passesFds === true && CAN_PASS_CHANNEL && !gvisor;
+  const direct = config.channel !== "stdio" && !gvisor;
+  const fd = direct && adapter.passesFds === true && CAN_PASS_CHANNEL;
   const socket =
-    !fd && !gvisor && !socketChannelFailed.has(adapter) && adapter.sharesHostSockets?.(info) === true ? openChannel(deps) : undefined;
+    direct && !fd && !socketChannelFailed.has(adapter) && adapter.sharesHostSockets?.(info) === true ? openChannel(deps) : undefined;
   const spec = containerSpec(
     config,
     deps.seccompProfile?.(),

@@ -206,3 +206,14 @@ describe.skipIf(!ENGINES.includes("docker"))("a docker sandbox over a socket", (
 function channelFolders(): string[] {
   return readdirSync(tmpdir()).filter((d) => d.startsWith("mcp-code-exec-ch-"));
 }
+
+describe("MCP_BRIDGE_CHANNEL=stdio: the user's way back to the engine's relay", () => {
+  test.each(ENGINES)("on %s the protocol stays on stdin/stdout", async (engine) => {
+    const { s, lines } = session(engine, { MCP_BRIDGE_CHANNEL: "stdio" });
+    const r = await s.run({ code: `print('hi')\n${SOCKETS}` });
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toBe("hi\n");
+    expect(JSON.parse(r.value!)).toEqual([]);
+    expect(lines.find((l) => l.msg === "sandbox start trace")).toMatchObject({ channel: "stdio" });
+  });
+});
