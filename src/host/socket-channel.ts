@@ -45,6 +45,8 @@ export interface SocketChannel {
   dispose(): void;
 }
 
+/** sun_path holds 108 bytes on Linux, the terminating NUL included. */
+const MAX_SOCKET_PATH = 107;
 /** Channel folders are named after the bridge that made them, so a sweep can tell which are left over. */
 const FOLDER_PREFIX = "mcp-code-exec-ch-";
 
@@ -56,6 +58,13 @@ const FOLDER_PREFIX = "mcp-code-exec-ch-";
  */
 export function openSocketChannel(onProblem?: (why: string) => void): SocketChannel {
   const hostDir = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
+  const longest = Buffer.byteLength(join(hostDir, `${SOCKET_NAME}.new`));
+  if (longest > MAX_SOCKET_PATH) {
+    rmSync(hostDir, { recursive: true, force: true });
+    throw new Error(
+      `the temp folder's path is too long for a unix socket (${longest} bytes; at most ${MAX_SOCKET_PATH}): set TMPDIR shorter`,
+    );
+  }
   // Web Crypto, not node:crypto: loading that module costs ~6 MiB of resident memory (src/host/hash.ts).
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_HEX / 2))).toString("hex");
   const expected = Buffer.from(`${token}\n`);
@@ -111,8 +120,9 @@ export function openSocketChannel(onProblem?: (why: string) => void): SocketChan
     chmodSync(bound, 0o666);
     renameSync(bound, join(hostDir, SOCKET_NAME));
   })().catch((err) => {
+    // The folder stays until the sandbox has started (the engine mounts it): the container finds no
+    // socket there and keeps to stdin/stdout, rather than the start failing on a missing folder.
     onProblem?.(`could not listen: ${(err as Error).message}`);
-    closeListener();
   });
   let disposed = false;
   let chosen: SocketChannel["chosen"] = "pending";

@@ -5,7 +5,7 @@
  * are in test/adapters/channel.test.ts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isProcessAlive } from "../../src/reaper.ts";
@@ -121,6 +121,22 @@ describe("the socket channel", () => {
     expect(await nextLine(child.stdout)).toBe("ready\n");
     child.closeStdin();
     expect(await child.exited).toBe(7);
+  });
+});
+
+describe("a temp folder whose path is too long for a unix socket", () => {
+  test("no channel (the start then uses stdio), a reason that names TMPDIR, and no folder left", () => {
+    const saved = process.env.TMPDIR;
+    const long = join(mkdtempSync(join(tmpdir(), "mcx-long-")), "x".repeat(90));
+    mkdirSync(long);
+    process.env.TMPDIR = long;
+    try {
+      expect(() => openSocketChannel()).toThrow(/too long for a unix socket .*TMPDIR/);
+      expect(readdirSync(long)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 });
 
