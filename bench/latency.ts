@@ -10,7 +10,8 @@
  *     flags, our cold first call (prewarm off), the first call right after initialize (prewarm on), the
  *     first call once the prewarmed sandbox is ready against a warm call, and where the cold call's
  *     milliseconds went (medians of the DEBUG `sandbox start trace`);
- *   warm `print(1)` round trips against a line echo through a running container; bridge RSS.
+ *   warm `print(1)` round trips against a line echo through a running container, through the SDK client
+ *     and through a bare JSON-RPC client (the client's own share); bridge RSS.
  * --before PATH runs another build (e.g. main's) through the same rounds, for a before/after table.
  */
 import { mkdtempSync } from "node:fs";
@@ -35,6 +36,7 @@ import {
   row,
   rssMiB,
   startBridge,
+  startRawBridge,
   summarize,
   timeToInitialize,
   type LogLine,
@@ -182,7 +184,9 @@ if (only.has("warm")) {
         await Bun.sleep(3000);
         const idleMiB = rssMiB(b.pid);
         for (let i = 0; i < 100; i++) await b.call();
-        return { name, b, idleMiB };
+        const raw = await startRawBridge(bin, { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: stateDir });
+        for (let i = 0; i < 100; i++) await raw.call();
+        return { name, b, raw, idleMiB };
       }),
     );
     const s: Record<string, number[]> = { floor: [] };
@@ -190,14 +194,19 @@ if (only.has("warm")) {
     const BLOCK = 100;
     for (let done = 0; done < WARM; done += BLOCK) {
       for (let i = 0; i < BLOCK; i++) s.floor!.push(await echo.roundTrip());
-      for (const { name, b } of bridges) for (let i = 0; i < BLOCK; i++) (s[name] ??= []).push(await b.call());
+      for (const { name, b, raw } of bridges) {
+        for (let i = 0; i < BLOCK; i++) (s[name] ??= []).push(await b.call());
+        for (let i = 0; i < BLOCK; i++) (s[`${name} raw`] ??= []).push(await raw.call());
+      }
     }
     await echo.close();
     await Bun.sleep(3000);
     console.log(`\n[${engine}] warm print(1) round trips (${loadBefore} → ${conditions()})\n${HEADER}`);
     console.log(row(`floor: a line through a running container's stdin/stdout`, summarize(s.floor!)));
-    for (const { name, b, idleMiB } of bridges) {
+    for (const { name, b, raw, idleMiB } of bridges) {
       console.log(row(`${name}: run_python print(1) through the SDK client`, summarize(s[name]!)));
+      console.log(row(`${name}: the same through a bare JSON-RPC client (no SDK)`, summarize(s[`${name} raw`]!)));
+      await raw.close();
       console.log(
         `  ${name}: bridge RSS ${idleMiB.toFixed(1)} MiB idle (3 s) after initialize, ${rssMiB(b.pid).toFixed(1)} MiB idle (3 s) after ${WARM + 100} calls`,
       );

@@ -212,3 +212,56 @@ export async function startBridge(binary: string, env: Record<string, string>) {
     close: () => client.close(),
   };
 }
+
+/**
+ * The same bridge driven by the least an MCP client can be: JSON-RPC lines written to its stdin and read
+ * from its stdout, no SDK, no schema checks. Beside startBridge it shows how much of a round trip (and
+ * of its tail) is the client's own.
+ */
+export async function startRawBridge(binary: string, env: Record<string, string>) {
+  const proc = Bun.spawn([binary], { env: bridgeEnv(env), stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const next = async (): Promise<{ id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: unknown }> => {
+    for (;;) {
+      const nl = buffered.indexOf("\n");
+      if (nl >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        return JSON.parse(line);
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the bridge closed its stdout");
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+  const send = (message: unknown) => {
+    proc.stdin.write(`${JSON.stringify(message)}\n`);
+    proc.stdin.flush();
+  };
+  let id = 0;
+  const request = async (method: string, params: unknown) => {
+    send({ jsonrpc: "2.0", id: ++id, method, params });
+    for (;;) {
+      const m = await next();
+      if (m.id === id) return m;
+    }
+  };
+  await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench-raw", version: "0" } });
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return {
+    pid: proc.pid,
+    async call(code = "print(1)"): Promise<number> {
+      const t = performance.now();
+      const r = await request("tools/call", { name: "run_python", arguments: { code } });
+      const ms = performance.now() - t;
+      if (r.error || r.result?.isError) throw new Error(`call failed: ${JSON.stringify(r.error ?? r.result?.content?.[0]?.text)}`);
+      return ms;
+    },
+    async close() {
+      proc.stdin.end();
+      await proc.exited;
+    },
+  };
+}
