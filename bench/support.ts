@@ -89,20 +89,7 @@ export async function timeToInitialize(binary: string, env: Record<string, strin
   const p = Bun.spawn([binary], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
   p.stdin.write(INITIALIZE);
   await p.stdin.flush();
-  const reader = p.stdout.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  const line = async (): Promise<string> => {
-    while (!text.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`${binary} exited before answering`);
-      text += decoder.decode(value, { stream: true });
-    }
-    const i = text.indexOf("\n");
-    const first = text.slice(0, i);
-    text = text.slice(i + 1);
-    return first;
-  };
+  const line = lineReader(p.stdout, `${binary} exited before answering`);
   const init = await line();
   if (!init.includes('"result"')) throw new Error(`${binary} answered initialize with ${init.slice(0, 200)}`);
   if (thenTools) {
@@ -117,6 +104,24 @@ export async function timeToInitialize(binary: string, env: Record<string, strin
   p.kill();
   await p.exited;
   return ms;
+}
+
+/** Successive lines of `stream` (without their newline); throws `endMessage` when it ends first. */
+function lineReader(stream: ReadableStream<Uint8Array>, endMessage: string): () => Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  return async () => {
+    let nl: number;
+    while ((nl = text.indexOf("\n")) < 0) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(endMessage);
+      text += decoder.decode(value, { stream: true });
+    }
+    const first = text.slice(0, nl);
+    text = text.slice(nl + 1);
+    return first;
+  };
 }
 
 /** A container running a line echo: the round-trip floor of a pipe through a running container. */
@@ -220,22 +225,9 @@ export async function startBridge(binary: string, env: Record<string, string>) {
  */
 export async function startRawBridge(binary: string, env: Record<string, string>) {
   const proc = Bun.spawn([binary], { env: bridgeEnv(env), stdin: "pipe", stdout: "pipe", stderr: "ignore" });
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let buffered = "";
-  const next = async (): Promise<{ id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: unknown }> => {
-    for (;;) {
-      const nl = buffered.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        return JSON.parse(line);
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error("the bridge closed its stdout");
-      buffered += decoder.decode(value, { stream: true });
-    }
-  };
+  const line = lineReader(proc.stdout, "the bridge closed its stdout");
+  const next = async (): Promise<{ id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: unknown }> =>
+    JSON.parse(await line());
   const send = (message: unknown) => {
     proc.stdin.write(`${JSON.stringify(message)}\n`);
     proc.stdin.flush();

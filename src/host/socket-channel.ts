@@ -23,7 +23,7 @@ import { listenUnix, type UnixConnection, type UnixListener } from "./unix-liste
 /** Where the folder is mounted inside the container, and the socket's name in it. */
 export const CHANNEL_MOUNT = "/run/mcp-channel";
 const SOCKET_NAME = "s";
-/** A connection that has not sent a whole token line in this many bytes is not ours. */
+/** The token's length in hex digits (128 random bits). */
 const TOKEN_HEX = 32;
 /** Bytes of socket data the reader may leave unread before the socket stops reading (a flood waits). */
 const READ_HIGH_WATER = 1 << 20;
