@@ -77,7 +77,6 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
     deps.seccompProfile?.(),
     fd ? { fd: CHANNEL_FD } : socket ? { hostDir: socket.hostDir, mountAt: CHANNEL_MOUNT, socket: socket.containerPath } : undefined,
   );
-  trace.facts.channel = fd ? "fd" : socket ? "socket" : "stdio";
   trace.mark("profile");
   // Loaded here, not at start-up: the frame schemas and the entrypoint's sources are only needed now.
   const { Sandbox } = await import("../sandbox/sandbox.ts");
@@ -106,7 +105,14 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
     });
     return launch(deps, chose);
   }
-  if (socket) trace.facts.channel = socket.chosen === "socket" ? "socket" : "stdio (the sandbox could not reach the socket)";
+  // Known once the sandbox has spoken: a container that could not reach the socket talks over stdio.
+  trace.facts.channel = fd
+    ? "fd"
+    : !socket
+      ? "stdio"
+      : socket.chosen === "socket"
+        ? "socket"
+        : "stdio (the sandbox could not reach the socket)";
   return { box, adapter, trace };
 }
 
