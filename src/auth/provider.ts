@@ -112,6 +112,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return this.#handedOut;
   }
 
+  /** The stored access token, without handing it out (auth/fetch.ts compares a refused request's with it). */
+  accessToken(): string | undefined {
+    return this.#mode.kind === "login" ? undefined : this.#read().tokens?.access_token;
+  }
+
   saveTokens(tokens: OAuthTokens): void {
     this.#handedOut = tokens;
     this.#update((s) => ({ ...s, tokens, tokensSavedAt: Date.now(), needsLogin: undefined }));

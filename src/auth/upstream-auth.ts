@@ -40,11 +40,12 @@ export function createUpstreamAuth(opts: UpstreamAuthOptions): UpstreamAuth {
       if (t.type === "stdio") throw new Error(`server ${entry.name} is not a remote server`);
       const headers = { ...t.headers, ...(await helperHeaders(entry, { env: opts.env, cwd: opts.cwd })) };
       const ownAuthorization = Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
+      const authProvider = ownAuthorization
+        ? undefined
+        : new StoredOAuthProvider({ name: entry.name, url: t.url, oauth: t.oauth }, opts.store, { kind: "background" }, opts.version);
       return {
-        fetch: transportFetch(t.url, () => headers),
-        authProvider: ownAuthorization
-          ? undefined
-          : new StoredOAuthProvider({ name: entry.name, url: t.url, oauth: t.oauth }, opts.store, { kind: "background" }, opts.version),
+        fetch: transportFetch(t.url, { headers: () => headers, accessToken: authProvider && (() => authProvider.accessToken()) }),
+        authProvider,
       };
     },
   };

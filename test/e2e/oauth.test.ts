@@ -184,7 +184,11 @@ describe("signing in and calling", () => {
       "import asyncio\nrs = await asyncio.gather(*[mcp_prot.whoami() for _ in range(6)])\n[x['subject'] for x in rs]",
       { servers: ["prot"] },
     );
-    expect(r.structured.value).toBe("['alice', 'alice', 'alice', 'alice', 'alice', 'alice']");
+    // The whole answer in the comparison, so a failure shows what the code met.
+    expect({ value: r.structured.value, text: r.text }).toEqual({
+      value: "['alice', 'alice', 'alice', 'alice', 'alice', 'alice']",
+      text: expect.stringContaining("alice"),
+    });
     expect(world.tokenGrants.slice(grants)).toEqual(["refresh_token"]);
     const after = record();
     expect(after.tokens.access_token).not.toBe(before.tokens.access_token);

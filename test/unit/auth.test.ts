@@ -235,6 +235,11 @@ describe("the transport's fetch", () => {
         for await (const c of req) body += c;
         const port = (s.address() as AddressInfo).port;
         seen.push({ port, headers: req.headers, body });
+        if (req.url === "/protected") {
+          const ok = req.headers.authorization === "Bearer at-new";
+          res.writeHead(ok ? 200 : 401, { "WWW-Authenticate": 'Bearer error="invalid_token"' }).end(ok ? `ok ${body}` : "expired");
+          return;
+        }
         if (body.includes("grant_type=refresh_token")) {
           tokenRequests++;
           await new Promise((r) => setTimeout(r, 100));
@@ -252,7 +257,7 @@ describe("the transport's fetch", () => {
 
   test("the server's headers go to its origin only, not to its authorization server", async () => {
     await up();
-    const f = transportFetch(`http://127.0.0.1:${ports[0]}/mcp`, () => ({ "X-Api-Key": "k1" }));
+    const f = transportFetch(`http://127.0.0.1:${ports[0]}/mcp`, { headers: () => ({ "X-Api-Key": "k1" }) });
     await f(`http://127.0.0.1:${ports[0]}/mcp`, { method: "POST", headers: { Accept: "application/json" }, body: "{}" });
     await f(`http://127.0.0.1:${ports[1]}/.well-known/oauth-authorization-server`);
     expect(seen.find((s) => s.port === ports[0])?.headers["x-api-key"]).toBe("k1");
@@ -260,9 +265,34 @@ describe("the transport's fetch", () => {
     expect(seen.find((s) => s.port === ports[1])?.headers["x-api-key"]).toBeUndefined();
   });
 
+  test("a request refused for an access token replaced meanwhile goes again once with the current one; others keep their 401", async () => {
+    await up();
+    let stored = "at-new";
+    const f = transportFetch(`http://127.0.0.1:${ports[0]}/mcp`, { headers: () => ({}), accessToken: () => stored });
+    const url = `http://127.0.0.1:${ports[0]}/protected`;
+    const post = (token: string) => f(url, { method: "POST", headers: { Authorization: `Bearer ${token}` }, body: '{"id":7}' });
+    const from = seen.length;
+    // It left with the old token while a parallel request's refresh saved a new one.
+    const late = await post("at-old");
+    expect([late.status, await late.text()]).toEqual([200, 'ok {"id":7}']);
+    expect(seen.slice(from).map((s) => [s.headers.authorization, s.body])).toEqual([
+      ["Bearer at-old", '{"id":7}'],
+      ["Bearer at-new", '{"id":7}'],
+    ]);
+    // Refused for the token that is still the stored one: the SDK's own handling (refresh, or the login hint) decides.
+    stored = "at-revoked";
+    const refused = await post("at-revoked");
+    expect(refused.status).toBe(401);
+    expect(seen.length - from).toBe(3);
+    // Without a stored sign-in (the user's own Authorization header), a 401 is the answer.
+    const own = transportFetch(`http://127.0.0.1:${ports[0]}/mcp`, { headers: () => ({ Authorization: "Bearer at-old" }) });
+    expect((await own(url, { method: "POST", body: "{}" })).status).toBe(401);
+    expect(seen.length - from).toBe(4);
+  });
+
   test("parallel refreshes of one refresh token make one request and share its answer", async () => {
     await up();
-    const f = transportFetch(`http://127.0.0.1:${ports[0]}/mcp`, () => ({}));
+    const f = transportFetch(`http://127.0.0.1:${ports[0]}/mcp`, { headers: () => ({}) });
     const refresh = (rt: string) =>
       f(`http://127.0.0.1:${ports[1]}/token`, {
         method: "POST",
