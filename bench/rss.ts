@@ -7,7 +7,7 @@
  * that reads its stdin (what any stdio MCP server on Bun must do at least).
  *   bun bench/rss.ts [--binary PATH] [--idle 3]      (Linux only)
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -52,7 +52,7 @@ function elfSections(path: string): Section[] {
 function residentBySection(pid: number, binary: string): Map<string, number> {
   const sections = elfSections(binary);
   const real = readFileSync(`/proc/${pid}/maps`, "utf8");
-  const exe = Bun.spawnSync(["readlink", "-f", binary]).stdout.toString().trim();
+  const exe = realpathSync(binary);
   const fd = openSync(`/proc/${pid}/pagemap`, "r");
   const entry = Buffer.alloc(8);
   const out = new Map<string, number>();

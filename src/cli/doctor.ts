@@ -11,6 +11,7 @@ import { engineChecks, type Check } from "./doctor-engines.ts";
 import { speedChecks } from "./doctor-speed.ts";
 import { seccompProfilePath } from "../sandbox/seccomp.ts";
 import { removeAllContainersSync } from "../sandbox/live-containers.ts";
+import { fallbackImage, fallbackNote } from "../session/image-choice.ts";
 
 /** Runs inside the sandbox and reports what it can see; parsed by verifyFlags. */
 export const PROBE_SCRIPT = String.raw`
@@ -89,13 +90,14 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   if (adapter.name === "podman") checks.push(...podmanHints(info.details));
 
   const hasImage = await adapter.imageExists(config.image);
+  const fallback = hasImage ? undefined : await fallbackImage(config, adapter);
   checks.push({
     name: "image",
-    ok: hasImage,
-    detail: `${config.image} ${hasImage ? "present" : "missing"}`,
-    fix: hasImage ? undefined : adapter.imageHint(config.image),
+    ok: hasImage || fallback !== undefined,
+    detail: fallback ? fallbackNote(config, adapter, fallback) : `${config.image} ${hasImage ? "present" : "missing"}`,
+    fix: hasImage || fallback ? undefined : adapter.imageHint(config.image),
   });
-  if (!hasImage) return report(checks, opts.json);
+  if (!hasImage && !fallback) return report(checks, opts.json);
 
   const session = app.newSession({ engine: async () => ({ adapter, info: await adapter.probe() }) });
   try {

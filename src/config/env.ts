@@ -117,7 +117,7 @@ export const ENV_SCHEMA = {
     .refine((p) => /\.(ts|mts|js|mjs|cjs)$/.test(p), "must be a .ts or .js module")
     .refine((p) => isFile(p), "is not an existing file")
     .describe("External engine adapter module (default export: an AdapterFactory); used instead of MCP_BRIDGE_RUNTIME and auto-selection"),
-  MCP_BRIDGE_IMAGE: z.string().trim().min(1).describe("Sandbox image"),
+  MCP_BRIDGE_IMAGE: z.string().trim().min(1).describe("Sandbox image (unset: the default where the engine has it, else the offline image)"),
   MCP_BRIDGE_TIMEOUT: seconds("MCP_BRIDGE_TIMEOUT").describe("Default run_python timeout in seconds"),
   MCP_BRIDGE_MAX_TIMEOUT: seconds("MCP_BRIDGE_MAX_TIMEOUT").describe("Largest timeout a call may ask for"),
   MCP_BRIDGE_MEMORY: z
@@ -247,7 +247,13 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_AUDIT_MAX_SIZE: bytes("MCP_BRIDGE_AUDIT_MAX_SIZE").describe(
     "Size at which the audit log of proxied calls (audit.jsonl in the state dir) is rotated; the 3 files before it are kept",
   ),
-  MCP_BRIDGE_OFFLINE_IMAGE: z.string().trim().min(1).describe("Name `image build --offline` gives the image it builds"),
+  MCP_BRIDGE_OFFLINE_IMAGE: z
+    .string()
+    .trim()
+    .min(1)
+    .describe(
+      "Name `image build --offline` gives the image it builds; the sandbox image when MCP_BRIDGE_IMAGE is unset and the engine lacks the default",
+    ),
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
   MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
     "Browser command `auth login` opens the sign-in page with (the URL is added last): a command line or a JSON array; `none` only prints the link",
@@ -329,6 +335,12 @@ export interface Config {
   /** Absolute path of an external adapter module (MCP_BRIDGE_ADAPTER); wins over `engine`. */
   adapter: string | undefined;
   image: string;
+  /**
+   * When MCP_BRIDGE_IMAGE is not set: the offline image (MCP_BRIDGE_OFFLINE_IMAGE), used on an engine
+   * that lacks the default image but has this one (src/session/image-choice.ts). Undefined when the user
+   * chose the image.
+   */
+  imageFallback?: string;
   timeoutSec: number;
   maxTimeoutSec: number;
   memory: string;
@@ -398,6 +410,10 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     engine: runtime && runtime !== "auto" ? runtime : undefined,
     adapter: values.MCP_BRIDGE_ADAPTER as string | undefined,
     image: values.MCP_BRIDGE_IMAGE as string,
+    imageFallback:
+      env.MCP_BRIDGE_IMAGE?.trim() || values.MCP_BRIDGE_OFFLINE_IMAGE === values.MCP_BRIDGE_IMAGE
+        ? undefined
+        : (values.MCP_BRIDGE_OFFLINE_IMAGE as string),
     timeoutSec: timeout as number,
     maxTimeoutSec: max as number,
     memory: values.MCP_BRIDGE_MEMORY as string,

@@ -17,6 +17,7 @@ import type { Config } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Selected } from "../engines/registry.ts";
+import { fallbackImage, fallbackNote } from "../session/image-choice.ts";
 
 export interface Readiness {
   /** What stops run_python from working, with its fix; undefined when ready or unknown. */
@@ -41,6 +42,11 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
   const present = await adapter.imageExists(config.image).catch(() => undefined);
   if (present === undefined) return {};
   if (present) return { ready: true };
+  const fallback = await fallbackImage(config, adapter);
+  if (fallback) {
+    log.info("sandbox image", { note: fallbackNote(config, adapter, fallback) });
+    return { ready: true };
+  }
   const problem = `the sandbox image ${config.image} is not in ${adapter.name}: ${adapter.imageHint(config.image)}, or set MCP_BRIDGE_IMAGE to an image that is`;
   log.warn("run_python cannot work until this is fixed", { problem });
   return { problem };

@@ -5,6 +5,7 @@
  * checked beforehand (`--pull never` makes a missing image fail the start, and the engine says so).
  * A failure is then looked at closely: a start that fails on a cached probe is retried once after
  * probing the engine afresh, and a failure the engine did not explain is checked against the image.
+ * A missing default image is replaced by the offline image where the engine has that (image-choice.ts).
  */
 import type { RuntimeAdapter } from "../../adapters/types.ts";
 import type { SessionDeps } from "./session.ts";
@@ -16,6 +17,7 @@ import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
 import { containerSpec } from "./container-spec.ts";
+import { fallbackImage, fallbackNote, imageFor } from "./image-choice.ts";
 
 const START_TIMEOUT_MS = 60_000;
 /** The fd the protocol uses inside the container when the engine passes one. */
@@ -39,15 +41,38 @@ export interface Started {
 
 export async function startSandbox(deps: StartDeps): Promise<Started> {
   let adapter: RuntimeAdapter | undefined;
+  let tried: string | undefined;
   try {
-    return await launch(deps, (a) => (adapter = a));
+    return await startOrRetry(deps, (a) => {
+      adapter = a;
+      tried = imageFor(deps.config, a);
+    });
+  } catch (err) {
+    // The default image is not on this engine: the offline image is used if it is (image-choice.ts).
+    if (!(err instanceof BridgeError) || err.code !== "IMAGE_MISSING" || !adapter || deps.closed()) throw err;
+    const image = await fallbackImage(deps.config, adapter, tried);
+    if (!image) throw err;
+    deps.log.info("sandbox image", { note: fallbackNote(deps.config, adapter, image) });
+    return await startOrRetry(deps, (a) => (adapter = a));
+  }
+}
+
+/** A start, retried once after a fresh engine probe when the cached one may have misled it. */
+async function startOrRetry(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void): Promise<Started> {
+  let adapter: RuntimeAdapter | undefined;
+  const choose = (a: RuntimeAdapter) => {
+    adapter = a;
+    chose(a);
+  };
+  try {
+    return await launch(deps, choose);
   } catch (err) {
     if (!retryable(err) || deps.closed() || !deps.refreshEngine?.()) throw await explain(err, deps, adapter);
     deps.log.info("sandbox start failed on a cached engine probe: probing the engine again", {
       error: err instanceof BridgeError ? err.message : String(err),
     });
     try {
-      return await launch(deps, (a) => (adapter = a));
+      return await launch(deps, choose);
     } catch (again) {
       throw await explain(again, deps, adapter);
     }
@@ -73,7 +98,7 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   const socket =
     direct && !fd && !socketChannelFailed.has(adapter) && adapter.sharesHostSockets?.(info) === true ? openChannel(deps) : undefined;
   const spec = containerSpec(
-    config,
+    { ...config, image: imageFor(config, adapter) },
     deps.seccompProfile?.(),
     fd ? { fd: CHANNEL_FD } : socket ? { hostDir: socket.hostDir, mountAt: CHANNEL_MOUNT, socket: socket.containerPath } : undefined,
   );
@@ -142,7 +167,7 @@ function retryable(err: unknown): boolean {
 async function explain(err: unknown, deps: StartDeps, adapter: RuntimeAdapter | undefined): Promise<unknown> {
   if (!adapter || deps.closed() || !(err instanceof BridgeError) || (err.code !== "SANDBOX_START" && err.code !== "ENGINE_FAILED"))
     return err;
-  const image = deps.config.image;
+  const image = imageFor(deps.config, adapter);
   const present = await adapter.imageExists(image).catch(() => true);
   if (present) return err;
   return new BridgeError("IMAGE_MISSING", `image ${image} not found`, {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENV_SCHEMA } from "../../src/config/env.ts";
 import { BINARY } from "../support/binary.ts";
-import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
+import { bridgeEnv, ENGINES, IMAGE, ROOT } from "../support/env.ts";
 
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-cli-"));
 
@@ -94,6 +94,20 @@ describe("mcp-code-exec command line", () => {
     }
     // Both engines here are local: frames skip their stdio relays (podman's fd, docker's mounted socket).
     expect(report.checks.find((c) => c.name === "sandbox start")?.detail).toContain("frames over a socket straight to the sandbox");
+    expect(r.code).toBe(0);
+  });
+
+  test("doctor names the offline image it uses when MCP_BRIDGE_IMAGE is unset and the default is not there", async () => {
+    const engine = ENGINES[0]!;
+    const env = { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "", MCP_BRIDGE_OFFLINE_IMAGE: IMAGE };
+    const r = await cli(["doctor", "--json"], { env });
+    const report = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> };
+    expect(report.checks.find((c) => c.name === "image")).toMatchObject({
+      ok: true,
+      detail: `python:3.13-slim is not in ${engine}; using ${IMAGE}, which \`mcp-code-exec image build --offline\` made (set MCP_BRIDGE_IMAGE to choose another)`,
+    });
+    // The sandbox doctor starts is that image, and passes every check.
+    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
     expect(r.code).toBe(0);
   });
 

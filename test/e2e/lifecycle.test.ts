@@ -186,6 +186,55 @@ describe("missing pieces give actionable errors and the bridge keeps serving", (
         expect(r.text).not.toContain("scripts/");
       }
       expect((await bridge.client.listTools()).tools.length).toBe(1);
+      // The image the user named is the one used: the offline image present here is not taken instead.
+      expect(bridge.stderr()).not.toContain("image build --offline` made");
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  // What an air-gapped machine has after `image build --offline` or `image load`: no python:3.13-slim.
+  const DEFAULT_IMAGE = "python:3.13-slim";
+  const has = (engine: string, image: string) =>
+    Bun.spawnSync([engine, "image", "inspect", image], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+
+  test.each(ENGINES)(
+    "%s: with MCP_BRIDGE_IMAGE unset and no default image, the offline image runs, and the log says why",
+    async (engine) => {
+      expect(has(engine, DEFAULT_IMAGE), `this test needs ${DEFAULT_IMAGE} absent from ${engine} (no registry here)`).toBe(false);
+      const bridge = await startBridge({
+        MCP_BRIDGE_RUNTIME: engine,
+        MCP_BRIDGE_IMAGE: "", // unset
+        MCP_BRIDGE_OFFLINE_IMAGE: IMAGE,
+        MCP_BRIDGE_LOG_LEVEL: "INFO",
+      });
+      try {
+        const r = await bridge.run("import sys\nsys.version_info[0]");
+        expect([r.isError, r.structured.value]).toEqual([false, "3"]);
+        expect((await bridge.run("open('/etc/os-release').read().count('bookworm') > 0")).structured.value).toBe("True");
+        expect(bridge.client.getInstructions()).not.toContain("Not ready");
+        const note = `${DEFAULT_IMAGE} is not in ${engine}; using ${IMAGE}, which \`mcp-code-exec image build --offline\` made`;
+        expect(bridge.stderr()).toContain(note);
+      } finally {
+        await bridge.close();
+      }
+    },
+  );
+
+  test.each(ENGINES)("%s: with neither the default nor the offline image, the error names both ways to get one", async (engine) => {
+    const bridge = await startBridge({
+      MCP_BRIDGE_RUNTIME: engine,
+      MCP_BRIDGE_IMAGE: "",
+      MCP_BRIDGE_OFFLINE_IMAGE: "mcp-code-exec-sandbox:does-not-exist",
+      MCP_BRIDGE_PREWARM: "0",
+    });
+    try {
+      const r = await bridge.run("1");
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain(`image ${DEFAULT_IMAGE} not found: run \`mcp-code-exec image pull\``);
+      expect(r.text).toContain("build the offline image with `mcp-code-exec image build --offline`");
+      expect(r.text).toContain("it is used whenever MCP_BRIDGE_IMAGE is unset");
+      expect((await bridge.run("1")).text).toContain(`image ${DEFAULT_IMAGE} not found`);
     } finally {
       await bridge.close();
     }

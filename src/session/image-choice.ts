@@ -1,0 +1,37 @@
+/**
+ * Which image a sandbox starts from on an engine. MCP_BRIDGE_IMAGE when the user set it, always. Without
+ * it, the default image; but an engine that lacks the default and has the offline image
+ * (`mcp-code-exec image build --offline`, what an air-gapped machine has) uses that one: a user who
+ * built it should not also have to name it in every client's config. Learned per engine on the first
+ * start that fails for a missing image (or by the startup check), never asked before a start.
+ */
+import type { RuntimeAdapter } from "../../adapters/types.ts";
+import type { Config } from "../config/env.ts";
+
+const chosen = new WeakMap<RuntimeAdapter, string>();
+
+/** The image a start on this engine uses. */
+export function imageFor(config: Config, adapter: RuntimeAdapter): string {
+  return chosen.get(adapter) ?? config.image;
+}
+
+/**
+ * When the default image is missing on this engine and the user did not choose the image: the offline
+ * image if this engine has it (remembered for the engine's later starts), else undefined. `missing` is
+ * the image found missing; the offline image itself missing has no fallback.
+ */
+export async function fallbackImage(config: Config, adapter: RuntimeAdapter, missing = config.image): Promise<string | undefined> {
+  const fallback = config.imageFallback;
+  if (!fallback || missing === fallback) return undefined;
+  // Learned meanwhile (the startup check and a first start can both find it out).
+  if (chosen.get(adapter) === fallback) return fallback;
+  if (await adapter.imageExists(config.image).catch(() => true)) return undefined;
+  if (!(await adapter.imageExists(fallback).catch(() => false))) return undefined;
+  chosen.set(adapter, fallback);
+  return fallback;
+}
+
+/** The note for the log and for doctor when the fallback is in use. */
+export function fallbackNote(config: Config, adapter: RuntimeAdapter, image: string): string {
+  return `${config.image} is not in ${adapter.name}; using ${image}, which \`mcp-code-exec image build --offline\` made (set MCP_BRIDGE_IMAGE to choose another)`;
+}

@@ -1,0 +1,85 @@
+/**
+ * Which image a start uses when MCP_BRIDGE_IMAGE is unset (src/session/image-choice.ts), through a real
+ * Session on the test-only local-python engine wrapped so that it "has" some images and refuses a
+ * start from any other as podman does (`Error: ... image not known`, exit 125). No startup check runs
+ * here, so what is shown is the start's own fallback: the first start fails on the default image, the
+ * offline image is found and used, and later starts go straight to it.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RuntimeAdapter } from "../../adapters/types.ts";
+import { createApp, type App } from "../../src/app.ts";
+import type { Session } from "../../src/session/session.ts";
+import { localPythonEngine } from "../support/local-python-adapter.ts";
+
+const OFFLINE = "mcp-code-exec-sandbox:bookworm";
+const DEFAULT = "python:3.13-slim";
+
+let open: Array<{ app: App; session: Session }> = [];
+afterEach(async () => {
+  for (const { app, session } of open) {
+    await session.close();
+    await app.close();
+  }
+  open = [];
+});
+
+/** A session whose engine has `images`; `started` lists the image of every start it was asked for. */
+function sessionWith(images: string[], env: Record<string, string> = {}) {
+  const local = localPythonEngine();
+  const started: string[] = [];
+  const adapter: RuntimeAdapter = {
+    ...local.adapter,
+    name: "local-python",
+    async imageExists(image) {
+      return images.includes(image);
+    },
+    async runArgv(spec) {
+      started.push(spec.image);
+      if (images.includes(spec.image)) return local.adapter.runArgv(spec);
+      const say = `Error: ${spec.image}: image not known`;
+      // After a moment, as an engine takes one to look the image up (and after the entrypoint is written:
+      // under bun test a write to a pipe already closed fails the test even when the write is caught).
+      return ["/bin/sh", "-c", `sleep 0.1; echo '${say}' >&2; exit 125`];
+    },
+    imageHint: (image) => `build or load ${image}`,
+  };
+  const home = mkdtempSync(join(tmpdir(), "mcx-image-"));
+  const app = createApp(
+    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR", ...env },
+    home,
+  );
+  const session = app.newSession({ engine: async () => ({ adapter, info: await local.adapter.probe() }) });
+  open.push({ app, session });
+  return { session, started };
+}
+
+test("unset: a start that finds the default image missing uses the offline image, and the next start goes straight to it", async () => {
+  const { session, started } = sessionWith([OFFLINE]);
+  const r = await session.run({ code: "6 * 7" });
+  expect([r.error, r.value]).toEqual([undefined, "42"]);
+  expect(started).toEqual([DEFAULT, OFFLINE]);
+  const again = await session.run({ code: "1", reset: true });
+  expect(again.value).toBe("1");
+  expect(started).toEqual([DEFAULT, OFFLINE, OFFLINE]);
+});
+
+test("unset, with the default image present: it is the one used", async () => {
+  const { session, started } = sessionWith([DEFAULT, OFFLINE]);
+  expect((await session.run({ code: "1" })).value).toBe("1");
+  expect(started).toEqual([DEFAULT]);
+});
+
+test("the image the user named is used even when missing: no other image is started instead", async () => {
+  const { session, started } = sessionWith([OFFLINE], { MCP_BRIDGE_IMAGE: "mine:1" });
+  await expect(session.run({ code: "1" })).rejects.toThrow("image mine:1 not found");
+  expect(started).toEqual(["mine:1"]);
+});
+
+test("neither image present: the default is named missing, once per start, with the engine's hint", async () => {
+  const { session, started } = sessionWith([]);
+  await expect(session.run({ code: "1" })).rejects.toThrow(`image ${DEFAULT} not found`);
+  expect(started).toEqual([DEFAULT]);
+});
