@@ -11,7 +11,8 @@
  *     first call once the prewarmed sandbox is ready against a warm call, and where the cold call's
  *     milliseconds went (medians of the DEBUG `sandbox start trace`);
  *   warm `print(1)` round trips against a line echo through a running container, through the SDK client
- *     and through a bare JSON-RPC client (the client's own share); bridge RSS.
+ *     and through a bare JSON-RPC client (the client's own share), and with --warm 6000 or more the
+ *     first 2,000 calls apart from the last 2,000 (the JIT's warm-up); bridge RSS.
  * --before PATH runs another build (e.g. main's) through the same rounds, for a before/after table.
  */
 import { mkdtempSync } from "node:fs";
@@ -56,6 +57,8 @@ const { values } = parseArgs({
 const engines = values.engines!.split(",");
 const ROUNDS = Number(values.rounds);
 const WARM = Number(values.warm);
+/** Calls per phase in the warm rows' first-calls / settled split (shown when --warm is at least 3 phases). */
+const PHASE = 2000;
 const only = new Set(values.only!.split(","));
 const builds: Array<[string, string]> = [
   ["ours", values.binary!],
@@ -206,6 +209,18 @@ if (only.has("warm")) {
     for (const { name, b, raw, idleMiB } of bridges) {
       console.log(row(`${name}: run_python print(1) through the SDK client`, summarize(s[name]!)));
       console.log(row(`${name}: the same through a bare JSON-RPC client (no SDK)`, summarize(s[`${name} raw`]!)));
+      // The tail shrinks as JavaScriptCore's optimizing tiers finish compiling the hot paths (in the
+      // bridge and in the client): a long run shows the first calls and the settled ones apart.
+      if (WARM >= 3 * PHASE) {
+        for (const [label, key] of [
+          ["SDK client", name],
+          ["bare client", `${name} raw`],
+        ] as const) {
+          const xs = s[key]!;
+          console.log(row(`${name}:   ${label}, calls 1-${PHASE}`, summarize(xs.slice(0, PHASE))));
+          console.log(row(`${name}:   ${label}, the last ${PHASE} of ${xs.length}`, summarize(xs.slice(-PHASE))));
+        }
+      }
       await raw.close();
       console.log(
         `  ${name}: bridge RSS ${idleMiB.toFixed(1)} MiB idle (3 s) after initialize, ${rssMiB(b.pid).toFixed(1)} MiB idle (3 s) after ${WARM + 100} calls`,
