@@ -218,6 +218,8 @@ def main_loop():
         if loop is None or loop.is_closed() or loop.is_running():
             loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
+        if _can_peek():
+            loop.add_reader(PROTO_IN, _loop_reads)
         MAIN_LOOP = loop
     return MAIN_LOOP
 
@@ -301,7 +303,10 @@ def _resolve_rpc(frame):
             else:
                 fut.set_exception(error)
 
-        loop.call_soon_threadsafe(settle)
+        if threading.get_ident() == MAIN_THREAD and LOOP_READING[0] and loop is MAIN_LOOP:
+            settle()  # read by the loop itself (_loop_reads): no thread to wake
+        else:
+            loop.call_soon_threadsafe(settle)
     else:
         _, ev, box = waiter
         if ok:
@@ -321,39 +326,99 @@ _interrupt_lock = threading.Lock()
 MAIN_THREAD = threading.main_thread().ident
 
 
-def reader():
-    buf = bytearray()
-    scanned = 0  # bytes of buf already known to hold no newline: large frames stay linear
+# Frames from the host are read by the reader thread, and also by the session's event loop while it
+# runs (an async run awaiting replies): the loop then takes a reply itself and wakes no thread. Either
+# reads only while holding _read_lock and only the bytes FIONREAD says are there (never blocking the
+# loop), and handles the frames in the order read.
+_read_lock = threading.Lock()
+_rbuf = bytearray()
+_rscanned = [0]  # bytes of _rbuf already known to hold no newline: large frames stay linear
+
+
+def _can_peek():
+    try:
+        fcntl.ioctl(PROTO_IN, FIONREAD, b"\0\0\0\0")
+        return True
+    except OSError:
+        return False
+
+
+def _take(chunk):
+    """Handle every complete frame in what was read (with _read_lock held)."""
+    buf = _rbuf
+    buf += chunk
     while True:
+        nl = buf.find(b"\n", _rscanned[0])
+        if nl < 0:
+            _rscanned[0] = len(buf)
+            return
+        line = bytes(buf[:nl])
+        del buf[: nl + 1]
+        _rscanned[0] = 0
+        # Nothing the host relays may stop this loop: a reply nested too deep for json (RecursionError)
+        # or any other surprise fails that one request, never the session.
         try:
-            chunk = os.read(PROTO_IN, 1 << 16)
-        except InterruptedError:
+            frame = json.loads(line)
+        except Exception as exc:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
+            _unreadable_reply(line, exc)
             continue
-        except OSError:
-            chunk = b""
-        if not chunk:
-            # The host is gone: nothing can ever read our results again.
-            os._exit(0)
-        buf += chunk
-        while True:
-            nl = buf.find(b"\n", scanned)
-            if nl < 0:
-                scanned = len(buf)
-                break
-            line = bytes(buf[:nl])
-            del buf[: nl + 1]
-            scanned = 0
-            # Nothing the host relays may stop this loop: a reply nested too deep for json (RecursionError)
-            # or any other surprise fails that one request, never the session.
+        try:
+            handle_host_frame(frame)
+        except Exception as exc:  # noqa: BLE001
+            diag("host frame not handled: %r" % (exc,))
+
+
+def _loop_reads():
+    """The event loop's turn: what is there now, unless the thread is reading. SIGINT waits until the
+    frames read are handled (an interrupt frame among them raises in the main thread)."""
+    if not _read_lock.acquire(blocking=False):
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        n = _pending_bytes(PROTO_IN)
+        if n > 0:
+            _take(os.read(PROTO_IN, min(n, 1 << 16)))
+    finally:
+        _read_lock.release()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+LOOP_READING = [False]  # the session's loop is running and reads the channel too
+
+
+def reader():
+    import select
+    import time
+
+    peek = _can_peek()
+    poller = select.poll()
+    poller.register(PROTO_IN, select.POLLIN)
+    while True:
+        if peek:
             try:
-                frame = json.loads(line)
-            except Exception as exc:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
-                _unreadable_reply(line, exc)
+                poller.poll()
+            except InterruptedError:
                 continue
+            if LOOP_READING[0]:
+                # The loop usually takes it first; the thread only steps in when the loop is busy (code
+                # that blocks it), so interrupts still arrive.
+                time.sleep(0.001)
+        with _read_lock:
             try:
-                handle_host_frame(frame)
-            except Exception as exc:  # noqa: BLE001
-                diag("host frame not handled: %r" % (exc,))
+                n = _pending_bytes(PROTO_IN) if peek else 1 << 16
+                if n == 0:
+                    if not poller.poll(0):
+                        continue  # the loop took it
+                    n = 1 << 16  # readable with nothing pending: the end of the stream
+                chunk = os.read(PROTO_IN, min(n, 1 << 16))
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                # The host is gone: nothing can ever read our results again.
+                os._exit(0)
+            _take(chunk)
 
 
 def _unreadable_reply(line, exc):
@@ -459,6 +524,7 @@ def run_coroutine(coro):
     """Run a coroutine on the session's persistent loop; on interrupt, cancel it so it cannot resume later."""
     loop = main_loop()
     task = loop.create_task(coro)
+    LOOP_READING[0] = True
     try:
         return loop.run_until_complete(task)
     except BaseException:
@@ -469,6 +535,8 @@ def run_coroutine(coro):
             except BaseException:
                 pass
         raise
+    finally:
+        LOOP_READING[0] = False
 
 
 CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect

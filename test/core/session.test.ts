@@ -34,6 +34,32 @@ describe("session (local python: no engine, no isolation)", () => {
     expect((await session.run({ code: "kept" })).value).toBe("'yes'");
   });
 
+  // While an async run awaits, its event loop reads the host's frames itself (entrypoint/interpreter.py
+  // _loop_reads); the reader thread reads them when the loop is blocked. Both ways an interrupt lands.
+  test.each([
+    ["the event loop waits (it reads the interrupt itself)", "import asyncio\nawait asyncio.sleep(60)"],
+    [
+      "sync code blocks the event loop (the reader thread reads it)",
+      "import asyncio, time\nasync def stuck():\n    time.sleep(60)\nawait stuck()",
+    ],
+    [
+      "replies keep coming while it waits",
+      "import asyncio\nfrom mcp import runtime\nasync def chatty():\n    while True:\n        await runtime.list_servers()\nawait chatty()",
+    ],
+  ])("a timeout interrupts an async run when %s, and the session is kept", async (_what, code) => {
+    const { session } = start();
+    await session.run({ code: "kept = 'yes'" });
+    const r = await session.run({ code, timeoutSec: 0.5 });
+    expect(r.timedOut).toBe(true);
+    expect(r.error?.message).toContain("the session and its variables were kept");
+    expect((await session.run({ code: "kept" })).value).toBe("'yes'");
+    // The loop is usable again: awaited replies still arrive.
+    const again = await session.run({
+      code: "import asyncio\nfrom mcp import runtime\nlen(await asyncio.gather(*[runtime.list_servers() for _ in range(200)]))",
+    });
+    expect(again.value).toBe("200");
+  });
+
   test("code that ignores the interrupt is killed; the result and only that result says the state is gone", async () => {
     const { session } = start();
     await session.run({ code: "doomed = 1" });
