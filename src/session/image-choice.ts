@@ -33,5 +33,5 @@ export async function fallbackImage(config: Config, adapter: RuntimeAdapter, mis
 
 /** The note for the log and for doctor when the fallback is in use. */
 export function fallbackNote(config: Config, adapter: RuntimeAdapter, image: string): string {
-  return `${config.image} is not in ${adapter.name}; using ${image}, which \`mcp-code-exec image build --offline\` made (set MCP_BRIDGE_IMAGE to choose another)`;
+  return `${config.image} is not in ${adapter.name}; using the offline image ${image} (set MCP_BRIDGE_IMAGE to choose another)`;
 }

@@ -104,7 +104,7 @@ describe("mcp-code-exec command line", () => {
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> };
     expect(report.checks.find((c) => c.name === "image")).toMatchObject({
       ok: true,
-      detail: `python:3.13-slim is not in ${engine}; using ${IMAGE}, which \`mcp-code-exec image build --offline\` made (set MCP_BRIDGE_IMAGE to choose another)`,
+      detail: `python:3.13-slim is not in ${engine}; using the offline image ${IMAGE} (set MCP_BRIDGE_IMAGE to choose another)`,
     });
     // The sandbox doctor starts is that image, and passes every check.
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);

@@ -187,7 +187,7 @@ describe("missing pieces give actionable errors and the bridge keeps serving", (
       }
       expect((await bridge.client.listTools()).tools.length).toBe(1);
       // The image the user named is the one used: the offline image present here is not taken instead.
-      expect(bridge.stderr()).not.toContain("image build --offline` made");
+      expect(bridge.stderr()).not.toContain("using the offline image");
     } finally {
       await bridge.close();
     }
@@ -213,7 +213,7 @@ describe("missing pieces give actionable errors and the bridge keeps serving", (
         expect([r.isError, r.structured.value]).toEqual([false, "3"]);
         expect((await bridge.run("open('/etc/os-release').read().count('bookworm') > 0")).structured.value).toBe("True");
         expect(bridge.client.getInstructions()).not.toContain("Not ready");
-        const note = `${DEFAULT_IMAGE} is not in ${engine}; using ${IMAGE}, which \`mcp-code-exec image build --offline\` made`;
+        const note = `${DEFAULT_IMAGE} is not in ${engine}; using the offline image ${IMAGE} (set MCP_BRIDGE_IMAGE to choose another)`;
         expect(bridge.stderr()).toContain(note);
       } finally {
         await bridge.close();
