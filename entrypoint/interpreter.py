@@ -260,12 +260,17 @@ def rpc_sync(method, params, timeout=None):
     box = {}
     ev = threading.Event()
     rid = _rpc_register(("sync", ev, box))
-    _rpc_frame(rid, method, params)
+    # Nobody's event loop reads this reply (the main thread may be the one waiting here): the reader
+    # thread reads it at once.
+    with _rpc_lock:
+        SYNC_WAITERS[0] += 1
     try:
+        _rpc_frame(rid, method, params)
         if not ev.wait(timeout):
             raise TimeoutError("host did not answer %s" % method)
     finally:
         with _rpc_lock:
+            SYNC_WAITERS[0] -= 1
             _rpc_pending.pop(rid, None)
     if "error" in box:
         raise box["error"]
@@ -384,6 +389,7 @@ def _loop_reads():
 
 
 LOOP_READING = [False]  # the session's loop is running and reads the channel too
+SYNC_WAITERS = [0]  # threads waiting for a reply in rpc_sync: no event loop reads those replies
 
 
 def reader():
@@ -399,7 +405,7 @@ def reader():
                 poller.poll()
             except InterruptedError:
                 continue
-            if LOOP_READING[0]:
+            if LOOP_READING[0] and not SYNC_WAITERS[0]:
                 # The loop usually takes it first; the thread only steps in when the loop is busy (code
                 # that blocks it), so interrupts still arrive.
                 time.sleep(0.001)
