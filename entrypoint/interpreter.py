@@ -378,14 +378,14 @@ def _loop_reads():
     frames read are handled (an interrupt frame among them raises in the main thread)."""
     if not _read_lock.acquire(blocking=False):
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         n = _pending_bytes(PROTO_IN)
         if n > 0:
             _take(os.read(PROTO_IN, min(n, 1 << 16)))
     finally:
         _read_lock.release()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # as the code had it
 
 
 LOOP_READING = [False]  # the session's loop is running and reads the channel too
