@@ -177,7 +177,7 @@ export function imageHint(image: string, engineBinary: string): string {
   const offline = "`mcp-code-exec image build --offline` (Linux: Debian packages through debootstrap, no registry)";
   const load = "`mcp-code-exec image load FILE` (a file from `mcp-code-exec image save FILE` on another machine)";
   if (image.includes("mcp-code-exec-sandbox")) return `build it with ${offline}, or load it with ${load}`;
-  return `run \`mcp-code-exec image pull\` (or \`${engineBinary} pull ${image}\`); with no registry, build the offline image with ${offline} or load it with ${load}: it is used whenever MCP_BRIDGE_IMAGE is unset (or names it)`;
+  return `run \`mcp-code-exec image pull\` (or \`${engineBinary} pull ${image}\`); with no registry, build the offline image with ${offline} or load it with ${load}: it is used whenever MCP_BRIDGE_IMAGE is unset or the default (or names it)`;
 }
 
 /** Classify a failed probe: a daemon that is not there is "unavailable", anything else is an error. */

@@ -149,7 +149,14 @@ export async function imageBuild(opts: { engine?: string; mirror?: string; tag?:
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  say(`built ${image}${engine && engine !== "auto" ? ` in ${engine}` : ""}; use it with MCP_BRIDGE_IMAGE=${image}`);
+  const where = `built ${image}${engine && engine !== "auto" ? ` in ${engine}` : ""}`;
+  // Under the name the bridge falls back to (session/image-choice.ts), nothing needs setting.
+  const offline = process.env.MCP_BRIDGE_OFFLINE_IMAGE ?? OFFLINE_IMAGE;
+  say(
+    image === offline
+      ? `${where}; the bridge uses it wherever the default image is missing and MCP_BRIDGE_IMAGE is unset or the default`
+      : `${where}; use it with MCP_BRIDGE_IMAGE=${image}`,
+  );
   return 0;
 }
 

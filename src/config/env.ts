@@ -117,7 +117,11 @@ export const ENV_SCHEMA = {
     .refine((p) => /\.(ts|mts|js|mjs|cjs)$/.test(p), "must be a .ts or .js module")
     .refine((p) => isFile(p), "is not an existing file")
     .describe("External engine adapter module (default export: an AdapterFactory); used instead of MCP_BRIDGE_RUNTIME and auto-selection"),
-  MCP_BRIDGE_IMAGE: z.string().trim().min(1).describe("Sandbox image (unset: the default where the engine has it, else the offline image)"),
+  MCP_BRIDGE_IMAGE: z
+    .string()
+    .trim()
+    .min(1)
+    .describe("Sandbox image (unset or the default: the default where the engine has it, else the offline image)"),
   MCP_BRIDGE_TIMEOUT: seconds("MCP_BRIDGE_TIMEOUT").describe("Default run_python timeout in seconds"),
   MCP_BRIDGE_MAX_TIMEOUT: seconds("MCP_BRIDGE_MAX_TIMEOUT").describe("Largest timeout a call may ask for"),
   MCP_BRIDGE_MEMORY: z
@@ -252,7 +256,7 @@ export const ENV_SCHEMA = {
     .trim()
     .min(1)
     .describe(
-      "Name `image build --offline` gives the image it builds; the sandbox image when MCP_BRIDGE_IMAGE is unset and the engine lacks the default",
+      "Name `image build --offline` gives the image it builds; the sandbox image when MCP_BRIDGE_IMAGE is unset or the default and the engine lacks the default",
     ),
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
   MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
@@ -336,9 +340,9 @@ export interface Config {
   adapter: string | undefined;
   image: string;
   /**
-   * When MCP_BRIDGE_IMAGE is not set: the offline image (MCP_BRIDGE_OFFLINE_IMAGE), used on an engine
-   * that lacks the default image but has this one (src/session/image-choice.ts). Undefined when the user
-   * chose the image.
+   * When MCP_BRIDGE_IMAGE is unset or the default: the offline image (MCP_BRIDGE_OFFLINE_IMAGE), used on
+   * an engine that lacks the default image but has this one (src/session/image-choice.ts). Undefined when
+   * the user chose another image.
    */
   imageFallback?: string;
   timeoutSec: number;
@@ -410,8 +414,9 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     engine: runtime && runtime !== "auto" ? runtime : undefined,
     adapter: values.MCP_BRIDGE_ADAPTER as string | undefined,
     image: values.MCP_BRIDGE_IMAGE as string,
+    // The default counts as not chosen also when a launcher writes it out (an MCPB bundle's settings do).
     imageFallback:
-      env.MCP_BRIDGE_IMAGE?.trim() || values.MCP_BRIDGE_OFFLINE_IMAGE === values.MCP_BRIDGE_IMAGE
+      values.MCP_BRIDGE_IMAGE !== ENV_DEFAULTS.MCP_BRIDGE_IMAGE || values.MCP_BRIDGE_OFFLINE_IMAGE === values.MCP_BRIDGE_IMAGE
         ? undefined
         : (values.MCP_BRIDGE_OFFLINE_IMAGE as string),
     timeoutSec: timeout as number,

@@ -1,6 +1,6 @@
 /**
- * Which image a sandbox starts from on an engine. MCP_BRIDGE_IMAGE when the user set it, always. Without
- * it, the default image; but an engine that lacks the default and has the offline image
+ * Which image a sandbox starts from on an engine. MCP_BRIDGE_IMAGE when the user named another image than
+ * the default, always. Otherwise the default image; but an engine that lacks the default and has the offline image
  * (`mcp-code-exec image build --offline`, what an air-gapped machine has) uses that one: a user who
  * built it should not also have to name it in every client's config. Learned per engine on the first
  * start that fails for a missing image (or by the startup check), never asked before a start.
@@ -16,7 +16,7 @@ export function imageFor(config: Config, adapter: RuntimeAdapter): string {
 }
 
 /**
- * When the default image is missing on this engine and the user did not choose the image: the offline
+ * When the default image is missing on this engine and the user did not choose another: the offline
  * image if this engine has it (remembered for the engine's later starts), else undefined. `missing` is
  * the image found missing; the offline image itself missing has no fallback.
  */

@@ -66,6 +66,12 @@ test("unset: a start that finds the default image missing uses the offline image
   expect(started).toEqual([DEFAULT, OFFLINE, OFFLINE]);
 });
 
+test("set to the default (as an MCPB bundle's settings write it): the same fallback as unset", async () => {
+  const { session, started } = sessionWith([OFFLINE], { MCP_BRIDGE_IMAGE: DEFAULT });
+  expect((await session.run({ code: "1" })).value).toBe("1");
+  expect(started).toEqual([DEFAULT, OFFLINE]);
+});
+
 test("unset, with the default image present: it is the one used", async () => {
   const { session, started } = sessionWith([DEFAULT, OFFLINE]);
   expect((await session.run({ code: "1" })).value).toBe("1");

@@ -92,10 +92,13 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
   const e = ENGINES[0] as string;
   test(`builds a scratch tag in ${e} from the cached root filesystem (debootstrap when there is none)`, async () => {
     await untag(e, BUILT);
-    const r = await cli(["build", "--offline", "--engine", e, "--tag", BUILT]);
+    // Under the offline image's name (MCP_BRIDGE_OFFLINE_IMAGE), which the bridge falls back to by itself.
+    const r = await cli(["build", "--offline", "--engine", e], { MCP_BRIDGE_OFFLINE_IMAGE: BUILT });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`[image] importing into ${e} as ${BUILT}`);
-    expect(r.stdout).toBe(`built ${BUILT} in ${e}; use it with MCP_BRIDGE_IMAGE=${BUILT}\n`);
+    expect(r.stdout).toBe(
+      `built ${BUILT} in ${e}; the bridge uses it wherever the default image is missing and MCP_BRIDGE_IMAGE is unset or the default\n`,
+    );
     const run1 = await run([BINARY, "exec", "-c", "import pandas, numpy; int(numpy.int64(41)) + 1"], {
       cwd: DIR,
       env: bridgeEnv({ MCP_BRIDGE_RUNTIME: e, MCP_BRIDGE_IMAGE: BUILT }),
@@ -139,6 +142,8 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
     expect(replaced.stderr).toContain(`[image] ${e} has ${STANDIN} from another recipe (none); rebuilding for ${RECIPE}`);
     expect(replaced.stderr).toContain(`[image] importing into ${e} as ${STANDIN}`);
     expect(replaced.stderr).not.toContain("debootstrap");
+    // Another name than the offline image's: the bridge uses it only when told to.
+    expect(replaced.stdout).toBe(`built ${STANDIN} in ${e}; use it with MCP_BRIDGE_IMAGE=${STANDIN}\n`);
     expect(await label()).toBe(RECIPE);
     expect((await engine(e, ["image", "inspect", stale])).code).not.toBe(0);
 
