@@ -64,11 +64,17 @@ function resolveBinary(manifest, opts = {}) {
 function run(binary, args) {
   // Under npx, the binary's own path lives in npm's cache: `config snippet` then offers the npx form.
   const env = process.env.npm_command === "exec" ? { ...process.env, MCP_CODE_EXEC_LAUNCHER: "npx" } : process.env;
-  const child = spawn(binary, args, { stdio: "inherit", env });
+  // The handlers come first: a signal between the spawn and them would kill this process by default and
+  // leave the binary running with nobody to stop it. One that comes before the child exists waits for it.
+  let child;
+  let early;
   const forward = (signal) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (!child) early = signal;
+    else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   for (const s of SIGNALS) process.on(s, forward);
+  child = spawn(binary, args, { stdio: "inherit", env });
+  if (early) forward(early);
   // npx runs us as npm -> sh -c -> node: a SIGTERM to npm stops npm and sh, and nobody tells us. A new
   // parent means whoever started us is gone, so stop the binary as if it had been sent SIGTERM.
   const parent = process.ppid;
