@@ -16,16 +16,15 @@ export function imageFor(config: Config, adapter: RuntimeAdapter): string {
 }
 
 /**
- * When the default image is missing on this engine and the user did not choose another: the offline
- * image if this engine has it (remembered for the engine's later starts), else undefined. `missing` is
- * the image found missing; the offline image itself missing has no fallback.
+ * Called once the image `missing` was found missing on this engine (by its start failing, or by asking):
+ * when that is the default and the user did not choose another, the offline image if this engine has it
+ * (remembered for the engine's later starts), else undefined. The offline image missing has no fallback.
  */
 export async function fallbackImage(config: Config, adapter: RuntimeAdapter, missing = config.image): Promise<string | undefined> {
   const fallback = config.imageFallback;
-  if (!fallback || missing === fallback) return undefined;
+  if (!fallback || missing !== config.image) return undefined;
   // Learned meanwhile (the startup check and a first start can both find it out).
   if (chosen.get(adapter) === fallback) return fallback;
-  if (await adapter.imageExists(config.image).catch(() => true)) return undefined;
   if (!(await adapter.imageExists(fallback).catch(() => false))) return undefined;
   chosen.set(adapter, fallback);
   return fallback;
