@@ -218,7 +218,7 @@ def main_loop():
         if loop is None or loop.is_closed() or loop.is_running():
             loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-        if _can_peek():
+        if CAN_PEEK:
             loop.add_reader(PROTO_IN, _loop_reads)
         MAIN_LOOP = loop
     return MAIN_LOOP
@@ -348,6 +348,9 @@ def _can_peek():
         return False
 
 
+CAN_PEEK = _can_peek()  # the event loop may share the reading (without FIONREAD the thread alone reads)
+
+
 def _take(chunk):
     """Handle every complete frame in what was read (with _read_lock held)."""
     buf = _rbuf
@@ -396,11 +399,10 @@ def reader():
     import select
     import time
 
-    peek = _can_peek()
     poller = select.poll()
     poller.register(PROTO_IN, select.POLLIN)
     while True:
-        if peek:
+        if CAN_PEEK:
             try:
                 poller.poll()
             except InterruptedError:
@@ -411,7 +413,7 @@ def reader():
                 time.sleep(0.001)
         with _read_lock:
             try:
-                n = _pending_bytes(PROTO_IN) if peek else 1 << 16
+                n = _pending_bytes(PROTO_IN) if CAN_PEEK else 1 << 16
                 if n == 0:
                     if not poller.poll(0):
                         continue  # the loop took it

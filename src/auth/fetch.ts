@@ -37,11 +37,11 @@ export function transportFetch(serverUrl: string, opts: TransportFetchOptions): 
     }
     const response = await base(url, sent);
     if (response.status !== 401 || !accessToken) return response;
-    const carried = /^Bearer\s+(\S+)$/i.exec(new Headers(sent?.headers).get("authorization") ?? "")?.[1];
+    const again = new Headers(sent?.headers);
+    const carried = /^Bearer\s+(\S+)$/i.exec(again.get("authorization") ?? "")?.[1];
     const current = accessToken();
     if (!carried || !current || carried === current) return response;
     await response.body?.cancel().catch(() => {});
-    const again = new Headers(sent?.headers);
     again.set("authorization", `Bearer ${current}`);
     return base(url, { ...sent, headers: again });
   };
