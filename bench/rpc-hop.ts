@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { BINARY } from "../test/support/binary.ts";
-import { conditions, startBridge } from "./support.ts";
+import { conditions, startBridge, summarize } from "./support.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -44,7 +44,6 @@ const WAYS: Array<[string, string]> = [
   ["runtime.list_servers_sync() inside async code", timed("runtime.list_servers_sync()", true)],
 ];
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const samples: Record<string, number[]> = {};
 const before = conditions();
 for (let round = 0; round < Number(values.rounds); round++) {
@@ -70,5 +69,6 @@ console.log(`  ${"".padEnd(58)} ${"p50".padStart(7)} ${"p90".padStart(7)} ${"p99
 for (const [key, xs] of Object.entries(samples)) {
   const [name, way] = key.split("\t");
   const label = `${name}: ${way}`.padEnd(58);
-  console.log(`  ${label} ${[0.5, 0.9, 0.99].map((p) => pct(xs, p).toFixed(0).padStart(7)).join(" ")} ${String(xs.length).padStart(7)}`);
+  const { median, p90, p99 } = summarize(xs);
+  console.log(`  ${label} ${[median, p90, p99].map((v) => v.toFixed(0).padStart(7)).join(" ")} ${String(xs.length).padStart(7)}`);
 }

@@ -7,12 +7,11 @@
  * that reads its stdin (what any stdio MCP server on Bun must do at least).
  *   bun bench/rss.ts [--binary PATH] [--idle 3]      (Linux only)
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { BINARY } from "../test/support/binary.ts";
 import { bridgeEnv } from "../test/support/env.ts";
+import { compiledBun } from "./support.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -107,16 +106,7 @@ async function measure(label: string, binary: string, argv: string[], env: Recor
   console.log(`  the binary's resident pages by section: ${sections.map(([n, m]) => `${n} ${m.toFixed(1)}`).join(", ")} (MiB)`);
 }
 
-/** A compiled Bun binary of this one-line program. */
-function compiled(name: string, source: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "bench-rss-"));
-  writeFileSync(join(dir, `${name}.ts`), source);
-  const r = Bun.spawnSync(["bun", "build", "--compile", join(dir, `${name}.ts`), "--outfile", join(dir, name)], { stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`bun build --compile ${name}.ts failed: ${r.stderr.toString()}`);
-  return join(dir, name);
-}
-
 console.log(`idle ${IDLE_MS / 1000} s after the opening (initialize, initialized, tools/list), prewarm off`);
-await measure("floor: a compiled Bun binary that only waits", compiled("waits", "setInterval(() => {}, 1 << 30);\n"), [], {});
-await measure("floor: one that reads its stdin", compiled("reads", 'process.stdin.on("data", () => {});\n'), [], {});
+await measure("floor: a compiled Bun binary that only waits", compiledBun("waits", "setInterval(() => {}, 1 << 30);\n"), [], {});
+await measure("floor: one that reads its stdin", compiledBun("reads", 'process.stdin.on("data", () => {});\n'), [], {});
 await measure("ours: mcp-code-exec run", values.binary!, ["run"], bridgeEnv({ MCP_BRIDGE_PREWARM: "0" }));

@@ -17,13 +17,14 @@ export interface Summary {
   n: number;
   min: number;
   median: number;
+  p90: number;
   p99: number;
 }
 
 export function summarize(xs: number[]): Summary {
   const s = [...xs].sort((a, b) => a - b);
   const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
-  return { n: s.length, min: s[0] ?? Number.NaN, median: at(50), p99: at(99) };
+  return { n: s.length, min: s[0] ?? Number.NaN, median: at(50), p90: at(90), p99: at(99) };
 }
 
 export const fmt = (ms: number): string => (Number.isNaN(ms) ? "-" : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
@@ -64,17 +65,22 @@ export async function engineRunOnce(argv: string[]): Promise<number> {
 
 /** A compiled hello-world Bun binary that answers one line: what any compiled Bun program pays to start. */
 export async function helloBinary(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "bench-hello-"));
-  writeFileSync(
-    join(dir, "hello.ts"),
+  return compiledBun(
+    "hello",
     `process.stdin.once("data", () => { process.stdout.write('{"jsonrpc":"2.0","id":0,"result":{}}\\n'); process.exit(0); });\n`,
   );
-  const r = Bun.spawnSync(["bun", "build", "--compile", join(dir, "hello.ts"), "--outfile", join(dir, "hello")], {
+}
+
+/** `source` built with `bun build --compile` into a temp folder (a floor for our binary); returns its path. */
+export function compiledBun(name: string, source: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  writeFileSync(join(dir, `${name}.ts`), source);
+  const r = Bun.spawnSync(["bun", "build", "--compile", join(dir, `${name}.ts`), "--outfile", join(dir, name)], {
     stdout: "ignore",
     stderr: "pipe",
   });
-  if (r.exitCode !== 0) throw new Error(`bun build --compile hello.ts failed: ${r.stderr.toString()}`);
-  return join(dir, "hello");
+  if (r.exitCode !== 0) throw new Error(`bun build --compile ${name}.ts failed: ${r.stderr.toString()}`);
+  return join(dir, name);
 }
 
 const INITIALIZE = `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } })}\n`;
