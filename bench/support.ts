@@ -89,8 +89,14 @@ const INITIALIZE = `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initializ
  * Spawn to the first line answering `initialize`, over raw pipes (no client library in the way). With
  * `thenTools`, the clock stops at the `tools/list` answer instead: initialize, then (as clients do once it
  * is answered) `notifications/initialized` and `tools/list`: when a client is connected and knows our tool.
+ * With `stayUntil`, the process is left running after the answer until it says true (at most 15 s).
  */
-export async function timeToInitialize(binary: string, env: Record<string, string>, thenTools = false): Promise<number> {
+export async function timeToInitialize(
+  binary: string,
+  env: Record<string, string>,
+  thenTools = false,
+  stayUntil?: () => boolean,
+): Promise<number> {
   const t0 = performance.now();
   const p = Bun.spawn([binary], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
   p.stdin.write(INITIALIZE);
@@ -107,6 +113,7 @@ export async function timeToInitialize(binary: string, env: Record<string, strin
     if (!tools.includes('"run_python"')) throw new Error(`${binary} answered tools/list with ${tools.slice(0, 200)}`);
   }
   const ms = performance.now() - t0;
+  for (const end = Date.now() + 15_000; stayUntil && !stayUntil() && Date.now() < end; ) await Bun.sleep(20);
   p.kill();
   await p.exited;
   return ms;
