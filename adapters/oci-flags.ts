@@ -47,6 +47,11 @@ export function hardeningFlags(spec: ContainerSpec): string[] {
     "/tmp",
     "--log-driver",
     "none",
+    // Stopped from outside (`stop`, a daemon restart, a shutdown), the sandbox is killed at once: its
+    // init ignores SIGTERM on purpose (code inside must not end it early), so the default signal only
+    // makes the engine wait out its 10 s grace first.
+    "--stop-signal",
+    "KILL",
   ];
   for (const m of spec.mounts ?? []) {
     if (m.source.includes(",") || m.target.includes(",")) throw new Error(`mount paths must not contain commas: ${m.source}`);

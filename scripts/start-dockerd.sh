@@ -31,8 +31,9 @@ args=(--config-file "$CONF" --bridge=none --iptables=false --ip6tables=false --i
 "$DOCKERD" --help 2>&1 | grep -q -- '--ip6tables' || args=("${args[@]/--ip6tables=false}")
 args=($(printf '%s\n' "${args[@]}" | grep -v '^$'))
 setsid nohup "$DOCKERD" "${args[@]}" >"$LOG" 2>&1 < /dev/null &
-for _ in $(seq 1 60); do
+# A restart after a crash first ends the containers the old daemon left running (their stop grace).
+for _ in $(seq 1 180); do
   if docker info >/dev/null 2>&1; then log "up"; exit 0; fi
   sleep 0.5
 done
-log "dockerd did not answer within 30 s; last lines of $LOG:"; tail -20 "$LOG" >&2; exit 1
+log "dockerd did not answer within 90 s; last lines of $LOG:"; tail -20 "$LOG" >&2; exit 1

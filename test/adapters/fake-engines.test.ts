@@ -59,6 +59,8 @@ function expectedRun(spec: ReturnType<typeof specFor>, logDriver: boolean): stri
     "--workdir",
     "/tmp",
     ...(logDriver ? ["--log-driver", "none"] : []),
+    "--stop-signal",
+    "KILL",
     "--label",
     "io.mcp-code-exec=1",
     "--label",

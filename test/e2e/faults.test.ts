@@ -64,6 +64,29 @@ describe.each(ENGINES)("engine faults on %s", (engine) => {
     }
   });
 
+  test(`\`${engine} stop\` from outside ends the sandbox at once (no grace its init would ignore); the next call gets a fresh one`, async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    try {
+      await bridge.run("state = 1");
+      const [c] = await mine(engine, bridge.pid);
+      expect(Bun.spawnSync([engine, "inspect", "--format", "{{.Config.StopSignal}}", c!.name]).stdout.toString().trim()).toMatch(
+        /^(SIG)?KILL$|^9$/,
+      );
+      const started = performance.now();
+      const stop = Bun.spawnSync([engine, "stop", c!.name], { stderr: "pipe" });
+      const took = performance.now() - started;
+      expect(stop.exitCode, stop.stderr.toString()).toBe(0);
+      // The engines' default grace is 10 s; a SIGTERM the init ignores would spend all of it.
+      expect(took).toBeLessThan(8_000);
+      // Time for the bridge to see the engine's exit (a call racing it is told its run was lost).
+      await Bun.sleep(500);
+      const r = await bridge.run("'state' in globals()");
+      expect(r.structured.value).toBe("False");
+    } finally {
+      await bridge.close();
+    }
+  });
+
   test("the client disconnects mid-run: the bridge exits and removes its container", async () => {
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
     await bridge.run("1");
@@ -90,7 +113,8 @@ describe.if(ENGINES.includes("docker"))("the docker daemon dies mid-session", ()
       expect(down.text).toMatch(/sandbox stopped|not answering|docker/i);
       // The old daemon must be fully gone before a new one can take its socket and pid file.
       expect(await waitFor(async () => Bun.spawnSync(["pgrep", "-x", "dockerd"]).exitCode !== 0, 60_000)).toBe(true);
-      expect(Bun.spawnSync(["bash", join(ROOT, "scripts", "start-dockerd.sh")]).exitCode).toBe(0);
+      const restart = Bun.spawnSync(["bash", join(ROOT, "scripts", "start-dockerd.sh")], { stderr: "pipe" });
+      expect(restart.exitCode, restart.stderr.toString()).toBe(0);
       const back = await bridge.run("'before' in globals()");
       expect(back.structured.value).toBe("False");
     } finally {
