@@ -180,6 +180,36 @@ describe("createSearchIndex basics", () => {
     expect(idx.search("log of the app")[0]!.name).toBe("get_logs");
   });
 
+  test("words the tools write as one are found across stop words ('who am I' -> whoami)", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "tracker", name: "whoami", description: "The authenticated user." },
+        { server: "tracker", name: "get_logs", description: "Read what the service logged." },
+        { server: "tracker", name: "search_events", description: "Search events by who triggered them." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("who am I logged in as")[0]!.name).toBe("whoami");
+    expect(idx.search("who triggered these events")[0]!.name).toBe("search_events");
+  });
+
+  test("a file name in the request is a value to pass: its words do not outweigh the action", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "fs", name: "move_file", description: "Move or rename a file or directory." },
+        { server: "reports", name: "final_report", description: "Write the final report of a project as text." },
+        { server: "tasks", name: "rename_tag", description: "Rename a tag." },
+        { server: "k8s", name: "apply_config", description: "Apply a YAML config to the cluster." },
+        { server: "fs", name: "read_text_file", description: "Read the contents of a file as text." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("rename report.txt to final.txt")[0]!.name).toBe("move_file");
+    expect(idx.search("read the contents of config.yaml")[0]!.name).toBe("read_text_file");
+    // Without an extension the same words are what the request is about.
+    expect(idx.search("write the final report")[0]!.name).toBe("final_report");
+  });
+
   test("a request that only asks prefers the tool that reads", () => {
     const idx = createSearchIndex(
       [

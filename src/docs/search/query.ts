@@ -14,6 +14,14 @@ const W_PREFIX = 0.45;
 /** Two adjacent query words matching a compound in the corpus ("key vault" -> "keyvault"). */
 const W_COMPOUND = 0.9;
 const W_FUZZY = [1, 0.7, 0.45]; // by edit distance
+/**
+ * Words of a file name in the request ("rename report.txt to final.txt", "read config.yaml") are
+ * values to pass, not what the tool does: they add score at this weight, are not required, and the
+ * request gains an optional word "file".
+ */
+const W_VALUE = 0.5;
+const FILE_NAME =
+  /(?<![\w.])[\w~\/-]*[\w-]\.(?:txt|md|markdown|rst|pdf|csv|tsv|json|jsonl|ya?ml|toml|xml|html?|css|py|ts|tsx|jsx|go|rs|java|rb|php|c|h|cpp|sh|log|ini|cfg|conf|env|sql|ipynb|png|jpe?g|gif|svg|webp|zip|tar|gz|docx?|xlsx?|pptx?|odt|mp3|mp4|wav)(?![\w.])/giu;
 /** Minimum stem length for prefix expansion. */
 const MIN_PREFIX = 4;
 /** Query words beyond this many are ignored (bounds the cost of pathological queries). */
@@ -52,8 +60,21 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
   const vocab = index.vocabulary;
   const groups: Group[] = [];
   const words: { word: string; w: number }[] = [];
-  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string }[] = [];
-  for (const tok of tokenize(query)) {
+  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string; spans?: string[] }[] = [];
+  const raw = tokenize(query);
+  const valueWords = new Map<string, number>();
+  for (const m of query.matchAll(FILE_NAME)) for (const t of tokenize(m[0])) valueWords.set(t, (valueWords.get(t) ?? 0) + 1);
+  /** Whether this occurrence of `tok` is a word of a file name (each file-name word counts once). */
+  const isValue = (tok: string): boolean => {
+    const left = valueWords.get(tok) ?? 0;
+    if (left > 0) valueWords.set(tok, left - 1);
+    return left > 0;
+  };
+  const hasFileName = valueWords.size > 0;
+  /** For each query word, the index of its entry in `tokens` (-1: a stop word, -2: beyond the cap). */
+  const at: number[] = [];
+  for (const tok of raw) {
+    at.push(STOP_WORDS.has(tok) ? -1 : tokens.length < MAX_QUERY_WORDS ? tokens.length : -2);
     if (STOP_WORDS.has(tok)) {
       // A stop word after a word may make a compound the tools use ("back up" -> "backup", "log in" -> "login").
       const last = tokens[tokens.length - 1];
@@ -81,8 +102,26 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
   };
   const joined: (string | undefined)[] = [];
   for (let i = 0; i + 1 < tokens.length; i++) joined.push(compound(tokens[i]!.tok + tokens[i + 1]!.tok));
+  // Three or two words with stop words among them that the tools write as one ("who am i" -> "whoami",
+  // "sign me in"... when a tool is named so): the compound joins the window's first other word, or,
+  // where the window is all stop words, is a word of its own.
+  const ownCompounds: string[] = [];
+  for (let i = 0; i < raw.length; i++)
+    for (const n of [3, 2]) {
+      const window = raw.slice(i, i + n);
+      if (window.length < n || !at.slice(i, i + n).includes(-1)) continue;
+      const c = window.join("");
+      const found = c.length >= 5 ? compound(c) : undefined;
+      if (!found) continue;
+      const host = at.slice(i, i + n).find((x) => x >= 0);
+      if (host === undefined) ownCompounds.push(found);
+      else (tokens[host]!.spans ??= []).push(found);
+      break;
+    }
 
-  for (const [i, { tok, fuzzy, particle }] of tokens.entries()) {
+  for (const [i, { tok, fuzzy, particle, spans }] of tokens.entries()) {
+    const value = isValue(tok);
+    const vw = value ? W_VALUE : 1;
     const alts = new Map<string, Alt>();
     const put = (term: string, w: number, fallback = false) => {
       const cur = alts.get(term);
@@ -101,9 +140,9 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
       const ts = stem(tok);
       if (ts.length >= MIN_PREFIX) for (const p of vocab.prefixMatches(ts)) put(p, W_PREFIX, true);
     }
-    for (const b of bases) if (b.word !== tok) words.push(b);
+    for (const b of bases) if (b.word !== tok) words.push({ word: b.word, w: b.w * vw });
     // The raw word too: general word knowledge may know it when the corpus does not ("elevation").
-    words.push({ word: tok, w: fuzzy?.some((f) => f.dist === 1) ? 0.5 : 1 });
+    words.push({ word: tok, w: (fuzzy?.some((f) => f.dist === 1) ? 0.5 : 1) * vw });
 
     const extraGroups: Alt[][] = [];
     for (const base of bases) {
@@ -123,11 +162,16 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     const after = joined[i];
     if (before) put(before, W_COMPOUND);
     if (after) put(after, W_COMPOUND);
+    for (const c of spans ?? []) put(c, W_COMPOUND);
     // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
     // what the tool is about: it adds score where it matches but is not required.
-    groups.push(makeGroup(index, [...alts.values()], /^\p{N}+$/u.test(tok)));
+    if (value) for (const a of alts.values()) a.w *= W_VALUE;
+    groups.push(makeGroup(index, [...alts.values()], value || /^\p{N}+$/u.test(tok)));
     for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
   }
+  if (hasFileName && index.postings.has("file"))
+    groups.push(makeGroup(index, [{ term: "file", w: W_VALUE, fallback: false, idf: 0 }], true));
+  for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
   return { groups, words, unmatched, intent: queryAction(tokenize(query)) };
 }
