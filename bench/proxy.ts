@@ -4,7 +4,8 @@
  *   bun bench/proxy.ts [--engine podman] [--calls 2000] [--binary PATH] [--before PATH]
  * The same upstream call made directly with the SDK client (the upstream's own time, the floor) and
  * from sandbox code through the bridge are measured in alternating blocks of 200, so load hits both
- * alike. Prints min/median/p99 of each, the bridge's overhead (median minus median), throughput of
+ * alike; then the direct calls again, spaced as the sandbox spaces them (the paced floor: an idle
+ * upstream wakes slower than a busy one), and one echo of 1, 4 and 8 MiB each way (large results; the upstream reads at most 10 MiB). Prints min/median/p99 of each, the bridge's overhead (median minus median), throughput of
  * concurrent calls with asyncio.gather, and tokens of tools/list (o200k) with 0, 3 and 25 servers.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -90,6 +91,44 @@ for (let done = 0; done < N; done += BLOCK) {
   }
   for (const { name, b } of bridges) (s[name] ??= []).push(...(await viaBridge(b, BLOCK)));
 }
+// The same upstream calls spaced as a sandbox spaces them (its own code runs between two calls): an
+// idle upstream and client wake up slower than a busy pair, and that is part of any proxied call.
+const gap = Math.max(0, summarize(s[bridges[0]!.name]!).median - summarize(s.direct!).median);
+s.paced = [];
+for (let i = 0; i < Math.min(N, 2000); i++) {
+  const until = performance.now() + gap;
+  while (performance.now() < until);
+  const t0 = performance.now();
+  await direct.callTool({ name: "echo", arguments: { message: "x" } });
+  s.paced.push(performance.now() - t0);
+}
+/** Large results: one echo of SIZE MiB each way, timed from sandbox code (the request is as large). */
+const LARGE_MIB = [1, 4, 8];
+const large: Record<string, string[]> = {};
+for (const { name, b } of bridges) {
+  const r = await b.client.callTool({
+    name: "run_python",
+    arguments: {
+      code: `import time, json
+out = {}
+for mib in ${JSON.stringify(LARGE_MIB)}:
+    msg = 'x' * (mib << 20)
+    ts = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = await mcp_everything.echo(message=msg)
+        ts.append((time.perf_counter() - t0) * 1000)
+    out[mib] = sorted(ts)[1]
+print(json.dumps(out))`,
+      servers: ["everything"],
+      timeout: 120,
+    },
+  });
+  const sc = r.structuredContent as { stdout?: string } | undefined;
+  if (r.isError || !sc?.stdout) throw new Error(`the large calls failed: ${JSON.stringify(r.content).slice(0, 500)}`);
+  const ms = JSON.parse(sc.stdout) as Record<string, number>;
+  large[name] = LARGE_MIB.map((m) => `${m} MiB ${Math.round(ms[m]!)} ms`);
+}
 const conc: Record<string, number> = {};
 /** One run may make at most policy.maxToolCallsPerRun proxied calls (10,000 by default). */
 const GATHER = Math.min(N, 10_000);
@@ -123,10 +162,19 @@ console.log(
   `[${values.engine}] ${N} sequential calls of everything.echo in blocks of ${BLOCK} (${loadBefore} → ${conditions()})\n${HEADER}`,
 );
 console.log(row("floor: the upstream alone (SDK client, direct)", floor));
+const paced = summarize(s.paced!);
+console.log(row(`floor: the same, calls ${fmt(gap)} ms apart (a sandbox's pace)`, paced));
 for (const { name } of bridges) {
   const x = summarize(s[name]!);
-  console.log(row(`${name}: sandbox -> bridge -> upstream -> sandbox`, x, `overhead ${fmt(x.median - floor.median)} ms (median - median)`));
+  console.log(
+    row(
+      `${name}: sandbox -> bridge -> upstream -> sandbox`,
+      x,
+      `overhead ${fmt(x.median - floor.median)} ms (median - median); ${fmt(x.median - paced.median)} ms over the paced floor`,
+    ),
+  );
 }
+for (const { name } of bridges) console.log(`  ${name}: one echo each way, median of 3: ${large[name]!.join(", ")}`);
 for (const { name } of bridges)
   console.log(
     `  ${name}: ${GATHER} concurrent calls (asyncio.gather): ${conc[name]!.toFixed(3)} s = ${Math.round(GATHER / conc[name]!)} calls/s`,

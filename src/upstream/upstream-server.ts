@@ -26,6 +26,7 @@ import type { Logger } from "../log.ts";
 import type { UpstreamProcesses } from "./processes.ts";
 import { Deadline } from "../session/deadline.ts";
 import { InFlightCalls, type CallRelay } from "./relay.ts";
+import { CALL_TOOL_RESULT, useLineBuffer } from "./wire-reading.ts";
 
 export type { CallRelay } from "./relay.ts";
 
@@ -61,6 +62,20 @@ export interface UpstreamOptions {
 const STDERR_TAIL = 4096;
 /** Largest message read from a stdio server (the SDK's default is 10 MiB). */
 const MAX_UPSTREAM_MESSAGE = 24 * 1024 * 1024;
+/** What servers on the official SDKs read in one message by default (their stdio ReadBuffer): over it, they hang up. */
+const SDK_SERVER_READ_LIMIT = 10 * 1024 * 1024;
+
+/** Why a server may have hung up on a call: its arguments were more than such a server reads. */
+function largeRequestHint(args: Record<string, unknown>): string {
+  let bytes = 0;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(args));
+  } catch {
+    return "";
+  }
+  if (bytes <= SDK_SERVER_READ_LIMIT * 0.9) return "";
+  return `; the call's arguments were ${(bytes / 1048576).toFixed(1)} MiB, and MCP servers built on the official SDKs hang up on a message over ${SDK_SERVER_READ_LIMIT / 1048576} MiB: pass less at once (a path or a URL instead of the content, or several calls)`;
+}
 
 export class UpstreamServer {
   readonly entry: ServerEntry;
@@ -137,7 +152,7 @@ export class UpstreamServer {
     else signal?.addEventListener("abort", onAbort, { once: true });
     const done = this.#inFlight.add({ relay, deadline });
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+      return (await client.callTool({ name: tool, arguments: args }, CALL_TOOL_RESULT as unknown as Parameters<Client["callTool"]>[1], {
         timeout: NO_SDK_TIMEOUT,
         signal: local.signal,
         onprogress: (p) => {
@@ -184,7 +199,7 @@ export class UpstreamServer {
         }
         throw new UpstreamError(
           "crashed",
-          `server ${this.entry.name} stopped during the call to ${tool}${this.#stderrHint()}; it will be restarted on the next call`,
+          `server ${this.entry.name} stopped during the call to ${tool}${this.#stderrHint()}${largeRequestHint(args)}; it will be restarted on the next call`,
           { server: this.entry.name, tool },
         );
       }
@@ -282,6 +297,7 @@ export class UpstreamServer {
         // so one between the two gets a clear refusal rather than a dropped connection.
         maxBufferSize: MAX_UPSTREAM_MESSAGE,
       });
+      useLineBuffer(transport, MAX_UPSTREAM_MESSAGE);
       transport.stderr?.on("data", (d: Buffer) => {
         this.#stderr = (this.#stderr + d.toString()).slice(-STDERR_TAIL);
       });

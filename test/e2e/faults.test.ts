@@ -147,12 +147,52 @@ describe("upstream faults", () => {
         { servers: ["garbage"] },
       );
       expect(String(lie.structured.value)).toContain("garbage.lie did not answer within 2s");
+      // JSON-RPC answers whose result is not a CallToolResult: each call fails saying what is wrong.
+      const bad = await bridge.run(
+        "from mcp import McpToolError\nout = {}\nfor t in ['content_not_a_list', 'text_without_text', 'unknown_block', 'structured_list']:\n    try:\n        await getattr(mcp_garbage, t)()\n        out[t] = 'no error'\n    except McpToolError as e:\n        out[t] = str(e)\nout",
+        { servers: ["garbage"] },
+      );
+      const said = String(bad.structured.value);
+      expect(said).not.toContain("no error");
+      for (const what of [
+        "`content` is not a list",
+        "content[0] is a text block without a string `text`",
+        'content[1] has an unknown type "hologram"',
+        "`structuredContent` is not an object",
+      ])
+        expect(said).toContain(what);
       const mute = await bridge.run(
         "from mcp import runtime\ntry:\n    runtime.list_tools_sync('mute')\n    out = 'listed'\nexcept Exception as e:\n    out = f'{type(e).__name__}: {e}'\nout",
         { servers: ["mute"] },
       );
       expect(String(mute.structured.value)).toContain("server mute did not start");
       expect(String((await bridge.run("(await mcp_flaky.ping())['pong']", { servers: ["flaky"] })).structured.value)).toBe("True");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
+describe("an upstream that hangs up on a message larger than it reads", () => {
+  test("the error says the arguments were too large for it, and the next call restarts it", async () => {
+    const everything = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+    const home = homeWithServers({ everything: { command: "node", args: [everything] } });
+    const bridge = await startBridge(
+      { HOME: home, MCP_BRIDGE_RUNTIME: ENGINES[0]!, MCP_BRIDGE_STATE_DIR: join(home, "state") },
+      { cwd: home },
+    );
+    try {
+      const r = await bridge.run(
+        "from mcp import McpToolError\ntry:\n    await mcp_everything.echo(message='x' * (11 << 20))\n    out = 'no error'\nexcept McpToolError as e:\n    out = str(e)\nout",
+        { servers: ["everything"], timeout: 60 },
+      );
+      const said = String(r.structured.value);
+      expect(said).toContain("server everything stopped during the call to echo");
+      expect(said).toMatch(
+        /the call's arguments were 11\.\d MiB, and MCP servers built on the official SDKs hang up on a message over 10 MiB/,
+      );
+      const next = await bridge.run("(await mcp_everything.echo(message='small'))", { servers: ["everything"] });
+      expect(String(next.structured.value)).toContain("Echo: small");
     } finally {
       await bridge.close();
     }
