@@ -15,6 +15,9 @@ const MAX_STRAY_RPCS = 1_000;
 const MAX_DISCOVERY_RPCS = 10_000;
 
 /** What a request handler may know about the run that asked. */
+/** Why a run's proxied calls still in flight were cancelled (what the upstream is told). */
+const RUN_ENDED = new Error("the run ended");
+
 export interface RunScope {
   /** Servers loaded in this session; they stay loaded until reset. */
   readonly loaded: ReadonlySet<string>;
@@ -82,7 +85,8 @@ export class RequestGate {
 
   /** The run ended, whatever way: its proxied calls end with it. */
   endRun(): void {
-    this.#run?.abort.abort();
+    // A reason given: abort() would build a DOMException, stack and all, at the end of every run.
+    this.#run?.abort.abort(RUN_ENDED);
     this.#run = undefined;
   }
 
