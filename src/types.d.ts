@@ -13,3 +13,9 @@ declare module "*.bin" {
   const path: string;
   export default path;
 }
+
+/** A text file imported `with { type: "file" }`: its path, as for *.bin. */
+declare module "*.txt" {
+  const path: string;
+  export default path;
+}

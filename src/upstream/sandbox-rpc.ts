@@ -6,6 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { formatIssues } from "../config/issues.ts";
+import { hasHan, loadHanLexicon } from "../docs/search.ts";
 import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import { RUNTIME_HELPERS, type RpcMethod } from "../sandbox/protocol.ts";
@@ -130,6 +131,11 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     },
     async "tools.search"({ query, limit }, run) {
       const { index, errors } = await pool.searchIndex((name) => !ctx.policy || !serverRefusal(ctx.policy, name));
+      // A request in Chinese: the Chinese-English word list is read on the first one (han-lexicon.ts).
+      if (hasHan(query))
+        await loadHanLexicon().catch((err: unknown) =>
+          run.log.info("search: Chinese word list unavailable, matching its characters only", { error: String(err) }),
+        );
       const loaded = run.loaded;
       // Tools the policy refuses are not offered: ask for more hits and drop them.
       const allowed = (h: { server: string; name: string }) =>

@@ -145,6 +145,9 @@ describe("discovery from code", () => {
     expect(String(g.structured.value)).toContain("('memory', ");
     const typo = await bridge.run("[h['tool'] for h in runtime.search_tool_docs_sync('wriet a fiel', limit=5)]");
     expect(String(typo.structured.value)).toContain("'write_file'");
+    // In Chinese ("write a file"), for tools described in English: the word list is read on this request.
+    const zh = await bridge.run("[h['tool'] for h in runtime.search_tool_docs_sync('写文件', limit=3)]");
+    expect(String(zh.structured.value)).toContain("'write_file'");
   });
 
   test("docs come at three levels of detail", async () => {

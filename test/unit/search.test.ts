@@ -613,3 +613,33 @@ describe("snapshots (the pool's disk cache)", () => {
     expect(restoreSearchIndex(docs, "{not json", { wordVectors: wv })).toBeUndefined();
   });
 });
+
+describe("requests in Chinese for tools described in English (CC-CEDICT word list)", () => {
+  test("the word list segments by longest match and gives each word's senses", async () => {
+    const { HanLexicon } = await import("../../src/docs/search/han-lexicon.ts");
+    const lex = new HanLexicon("列出\tlist|make\n合并\tmerge|annex\n合并请求\tmerge request\n请求\trequest|ask\n");
+    expect(lex.size).toBe(4);
+    expect(lex.lookup("请求")).toEqual([["request"], ["ask"]]);
+    expect(lex.lookup("请")).toBeUndefined();
+    expect(lex.words("列出合并请求 now 请求").map((w) => w.word)).toEqual(["列出", "合并请求", "请求"]);
+    expect(lex.words("no han here")).toEqual([]);
+  });
+
+  test("the built-in list is read on demand and finds English tools from Chinese requests", async () => {
+    const { loadHanLexicon, loadedHanLexicon } = await import("../../src/docs/search/han-lexicon.ts");
+    const docs: ToolDoc[] = [
+      { server: "chart", name: "generate_pie_chart", description: "Generate a pie chart to show the proportion of parts." },
+      { server: "chart", name: "generate_bar_chart", description: "Generate a bar chart to compare values." },
+      { server: "fs", name: "write_file", description: "Create a new file or overwrite a file with new content." },
+      { server: "fs", name: "delete_file", description: "Delete a file." },
+      { server: "git", name: "list_merge_requests", description: "List merge requests in a project." },
+    ];
+    const idx = createSearchIndex(docs, { wordVectors: null });
+    await loadHanLexicon();
+    expect(loadedHanLexicon()!.size).toBeGreaterThan(50_000);
+    expect(idx.search("饼图")[0]!.name).toBe("generate_pie_chart");
+    expect(idx.search("写文件")[0]!.name).toBe("write_file");
+    expect(idx.search("删除文件")[0]!.name).toBe("delete_file");
+    expect(idx.search("列出合并请求")[0]!.name).toBe("list_merge_requests");
+  });
+});

@@ -6,6 +6,7 @@
  * form does not outweigh a common one.
  */
 import type { Bm25fIndex } from "./bm25f.ts";
+import type { HanLexicon } from "./han-lexicon.ts";
 import { queryAction } from "./intent.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
 
@@ -22,6 +23,9 @@ const W_FUZZY = [1, 0.7, 0.45]; // by edit distance
 const W_VALUE = 0.5;
 const FILE_NAME =
   /(?<![\w.])[\w~\/-]*[\w-]\.(?:txt|md|markdown|rst|pdf|csv|tsv|json|jsonl|ya?ml|toml|xml|html?|css|py|ts|tsx|jsx|go|rs|java|rb|php|c|h|cpp|sh|log|ini|cfg|conf|env|sql|ipynb|png|jpe?g|gif|svg|webp|zip|tar|gz|docx?|xlsx?|pptx?|odt|mp3|mp4|wav)(?![\w.])/giu;
+/** A Chinese word's English senses (han-lexicon.ts): the first sense, and the others. */
+const W_HAN_FIRST = 0.8;
+const W_HAN_OTHER = 0.5;
 /** Minimum stem length for prefix expansion. */
 const MIN_PREFIX = 4;
 /** Query words beyond this many are ignored (bounds the cost of pathological queries). */
@@ -56,7 +60,7 @@ export interface ParsedQuery {
  * not have but the language knows well ("tall", "remember", "dinner") is not corrected into a
  * corpus word it resembles ("all", "member", "inner"); it is left to the meaning ranking.
  */
-export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: string) => boolean): ParsedQuery {
+export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: string) => boolean, han?: HanLexicon): ParsedQuery {
   const vocab = index.vocabulary;
   const groups: Group[] = [];
   const words: { word: string; w: number }[] = [];
@@ -168,6 +172,25 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     if (value) for (const a of alts.values()) a.w *= W_VALUE;
     groups.push(makeGroup(index, [...alts.values()], value || /^\p{N}+$/u.test(tok)));
     for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
+  }
+  // A Chinese word is one query word whose alternatives are its English senses; a sense of several words
+  // ("pie chart") puts its last word among them and the others in optional groups.
+  for (const { senses } of han?.words(query) ?? []) {
+    const alts = new Map<string, Alt>();
+    const extras: Alt[][] = [];
+    for (const [k, sense] of senses.entries()) {
+      const w = k === 0 ? W_HAN_FIRST : W_HAN_OTHER;
+      for (const word of sense) words.push({ word, w });
+      const head = stem(sense[sense.length - 1]!);
+      const cur = alts.get(head);
+      if (index.postings.has(head) && (!cur || cur.w < w)) alts.set(head, { term: head, w, fallback: false, idf: 0 });
+      for (const other of sense.slice(0, -1)) {
+        const st = stem(other);
+        if (index.postings.has(st)) extras.push([{ term: st, w: w * W_SYNONYM, fallback: false, idf: 0 }]);
+      }
+    }
+    if (alts.size > 0) groups.push(makeGroup(index, [...alts.values()], false));
+    for (const extra of extras) groups.push(makeGroup(index, extra, true));
   }
   if (hasFileName && index.postings.has("file"))
     groups.push(makeGroup(index, [{ term: "file", w: W_VALUE, fallback: false, idf: 0 }], true));
