@@ -51,7 +51,7 @@ export function hardeningFlags(spec: ContainerSpec): string[] {
     // init ignores SIGTERM on purpose (code inside must not end it early), so the default signal only
     // makes the engine wait out its 10 s grace first.
     "--stop-signal",
-    "KILL",
+    "SIGKILL",
   ];
   for (const m of spec.mounts ?? []) {
     if (m.source.includes(",") || m.target.includes(",")) throw new Error(`mount paths must not contain commas: ${m.source}`);

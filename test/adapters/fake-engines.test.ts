@@ -60,7 +60,7 @@ function expectedRun(spec: ReturnType<typeof specFor>, logDriver: boolean): stri
     "/tmp",
     ...(logDriver ? ["--log-driver", "none"] : []),
     "--stop-signal",
-    "KILL",
+    "SIGKILL",
     "--label",
     "io.mcp-code-exec=1",
     "--label",
