@@ -5,8 +5,9 @@
  * The same upstream call made directly with the SDK client (the upstream's own time, the floor) and
  * from sandbox code through the bridge are measured in alternating blocks of 200, so load hits both
  * alike; then the direct calls again, spaced as the sandbox spaces them (the paced floor: an idle
- * upstream wakes slower than a busy one), and one echo of 1, 4 and 8 MiB each way (large results; the upstream reads at most 10 MiB). Prints min/median/p99 of each, the bridge's overhead (median minus median), throughput of
- * concurrent calls with asyncio.gather, and tokens of tools/list (o200k) with 0, 3 and 25 servers.
+ * upstream wakes slower than a busy one), and one echo of 1, 4 and 8 MiB each way (large results; the
+ * upstream reads at most 10 MiB). Prints min/median/p99 of each, the bridge's overhead (median minus
+ * median), throughput of concurrent calls with asyncio.gather, and tokens of tools/list (o200k) with 0, 3 and 25 servers.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

@@ -71,16 +71,16 @@ export class HanLexicon {
       const chars = [...m[0]];
       let i = 0;
       while (i < chars.length) {
-        let found: HanWord | undefined;
-        for (let n = Math.min(MAX_WORD, chars.length - i); n >= 1 && !found; n--) {
+        let n = Math.min(MAX_WORD, chars.length - i);
+        for (; n >= 1; n--) {
           const word = chars.slice(i, i + n).join("");
           const senses = this.lookup(word);
-          if (senses) found = { word, senses };
+          if (senses) {
+            out.push({ word, senses });
+            break;
+          }
         }
-        if (found) {
-          out.push(found);
-          i += [...found.word].length;
-        } else i++;
+        i += Math.max(n, 1);
       }
     }
     return out;

@@ -112,12 +112,13 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
   const ownCompounds: string[] = [];
   for (let i = 0; i < raw.length; i++)
     for (const n of [3, 2]) {
-      const window = raw.slice(i, i + n);
-      if (window.length < n || !at.slice(i, i + n).includes(-1)) continue;
-      const c = window.join("");
+      if (i + n > raw.length) continue;
+      const kinds = at.slice(i, i + n);
+      if (!kinds.includes(-1)) continue;
+      const c = raw.slice(i, i + n).join("");
       const found = c.length >= 5 ? compound(c) : undefined;
       if (!found) continue;
-      const host = at.slice(i, i + n).find((x) => x >= 0);
+      const host = kinds.find((x) => x >= 0);
       if (host === undefined) ownCompounds.push(found);
       else (tokens[host]!.spans ??= []).push(found);
       break;
@@ -196,7 +197,7 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     groups.push(makeGroup(index, [{ term: "file", w: W_VALUE, fallback: false, idf: 0 }], true));
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
-  return { groups, words, unmatched, intent: queryAction(tokenize(query)) };
+  return { groups, words, unmatched, intent: queryAction(raw) };
 }
 
 function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {
