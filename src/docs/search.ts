@@ -49,7 +49,7 @@ export interface SearchIndex {
 }
 
 /** Bump when the analysis changes: older snapshots are rebuilt. */
-const SNAPSHOT_FORMAT = 3;
+const SNAPSHOT_FORMAT = 4;
 
 interface Snapshot {
   format: number;
@@ -71,7 +71,7 @@ const DEFAULT_LIMIT = 10;
  * when it places none. Chosen on the development files (held-out files never tuned on); it replaced
  * weighted reciprocal rank fusion, which discarded how far apart the scores are.
  */
-const MEANING_WEIGHT = 0.075;
+const MEANING_WEIGHT = 0.125;
 const MEANING_FLOOR = 0.6;
 /**
  * A whole word of the word vectors whose smooth-inverse-frequency weight is below this is a common

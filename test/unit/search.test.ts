@@ -210,6 +210,26 @@ describe("createSearchIndex basics", () => {
     expect(idx.search("write the final report")[0]!.name).toBe("final_report");
   });
 
+  test("code, channels and emoji in a request are values: they say what kind of thing is passed", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "runner", name: "run-code", description: "Run a snippet and return the result.", inputSchema: { type: "object", properties: { code: { type: "string" }, languageId: { type: "string", enum: ["javascript", "python", "ruby"] } } } },
+        { server: "math", name: "sum", description: "Sum a range of numbers and print the total." },
+        { server: "chat", name: "channel_history", description: "Recent messages of a channel." },
+        { server: "tracker", name: "list_incidents", description: "Incidents of a service." },
+        { server: "chat", name: "add_reaction", description: "Add an emoji reaction to a message." },
+        { server: "deploys", name: "list_releases", description: "Releases of a project." },
+      ],
+      { wordVectors: null },
+    );
+    // The words of the code are what to run, not what the tool does; "python" is one of its enum's values.
+    expect(idx.search("execute this python and tell me the output: print(sum(range(101)))")[0]!.name).toBe("run-code");
+    expect(idx.search("sum a range of numbers and print the total")[0]!.name).toBe("sum");
+    expect(idx.search("what did people say in #incident-2024 recently?")[0]!.name).toBe("channel_history");
+    expect(idx.search("put :tada: on Maria's post")[0]!.name).toBe("add_reaction");
+    expect(idx.search("react with :tada: to Maria's post in #releases")[0]!.name).toBe("add_reaction");
+  });
+
   test("a request that only asks prefers the tool that reads", () => {
     const idx = createSearchIndex(
       [
@@ -497,7 +517,11 @@ const MORE_HELD_OUT: { query: string; expect: string[] }[] = [
 describe("held-out queries on the shared catalog", () => {
   const catalog = JSON.parse(readFileSync(CATALOG, "utf8")) as CatalogEntry[];
   const docs: ToolDoc[] = catalog.flatMap((s) => s.tools.map((t) => ({ server: s.server, ...t })));
-  const index = createSearchIndex(docs);
+  // As the bridge searches: with the built-in word vectors (sandbox-rpc loads them before the first search).
+  let index: ReturnType<typeof createSearchIndex>;
+  beforeAll(async () => {
+    index = createSearchIndex(docs, { wordVectors: await loadWordVectors() });
+  });
 
   test("catalog loads", () => {
     expect(index.size).toBe(docs.length);

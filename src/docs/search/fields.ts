@@ -60,10 +60,19 @@ function collectParams(schema: unknown, names: string[], descs: string[], depth 
       names.push(key);
       if (value && typeof value === "object" && !Array.isArray(value)) {
         const v = value as Record<string, unknown>;
-        descs.push(str(v.description), str(v.title));
+        descs.push(str(v.description), str(v.title), enumText(v.enum), enumText((v.items as Record<string, unknown> | undefined)?.enum));
         collectParams(v, names, descs, depth + 1);
       }
     }
   }
   if (s.items) collectParams(s.items, names, descs, depth + 1);
 }
+
+/** An enum's allowed strings as text ("python", "ruby", ...: what the tool works with), bounded. */
+function enumText(values: unknown): string {
+  if (!Array.isArray(values)) return "";
+  const words: string[] = [];
+  for (const v of values.slice(0, MAX_ENUM)) if (typeof v === "string" && v.length <= 40) words.push(v);
+  return words.join(", ");
+}
+const MAX_ENUM = 64;

@@ -9,6 +9,7 @@ import type { Bm25fIndex } from "./bm25f.ts";
 import type { HanLexicon } from "./han-lexicon.ts";
 import { queryAction } from "./intent.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
+import { valueSpans } from "./values.ts";
 
 const W_SYNONYM = 0.5;
 const W_PREFIX = 0.45;
@@ -16,13 +17,11 @@ const W_PREFIX = 0.45;
 const W_COMPOUND = 0.9;
 const W_FUZZY = [1, 0.7, 0.45]; // by edit distance
 /**
- * Words of a file name in the request ("rename report.txt to final.txt", "read config.yaml") are
- * values to pass, not what the tool does: they add score at this weight, are not required, and the
- * request gains an optional word "file".
+ * Words of a value in the request (values.ts: a file name, a URL, code, a channel...) are what to
+ * pass, not what the tool does: they add score at this weight and are not required, and the request
+ * gains an optional word for the kind of value ("file", "url", "code", "channel", ...).
  */
 const W_VALUE = 0.5;
-const FILE_NAME =
-  /(?<![\w.])[\w~\/-]*[\w-]\.(?:txt|md|markdown|rst|pdf|csv|tsv|json|jsonl|ya?ml|toml|xml|html?|css|py|ts|tsx|jsx|go|rs|java|rb|php|c|h|cpp|sh|log|ini|cfg|conf|env|sql|ipynb|png|jpe?g|gif|svg|webp|zip|tar|gz|docx?|xlsx?|pptx?|odt|mp3|mp4|wav)(?![\w.])/giu;
 /** A Chinese word's English senses (han-lexicon.ts): the first sense, and the others. */
 const W_HAN_FIRST = 0.8;
 const W_HAN_OTHER = 0.5;
@@ -67,14 +66,14 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
   const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string; spans?: string[] }[] = [];
   const raw = tokenize(query);
   const valueWords = new Map<string, number>();
-  for (const m of query.matchAll(FILE_NAME)) for (const t of tokenize(m[0])) valueWords.set(t, (valueWords.get(t) ?? 0) + 1);
+  const values = valueSpans(query);
+  for (const v of values) for (const t of tokenize(v.span)) valueWords.set(t, (valueWords.get(t) ?? 0) + 1);
   /** Whether this occurrence of `tok` is a word of a file name (each file-name word counts once). */
   const isValue = (tok: string): boolean => {
     const left = valueWords.get(tok) ?? 0;
     if (left > 0) valueWords.set(tok, left - 1);
     return left > 0;
   };
-  const hasFileName = valueWords.size > 0;
   /** For each query word, the index of its entry in `tokens` (-1: a stop word, -2: beyond the cap). */
   const at: number[] = [];
   for (const tok of raw) {
@@ -193,8 +192,14 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     if (alts.size > 0) groups.push(makeGroup(index, [...alts.values()], false));
     for (const extra of extras) groups.push(makeGroup(index, extra, true));
   }
-  if (hasFileName && index.postings.has("file"))
-    groups.push(makeGroup(index, [{ term: "file", w: W_VALUE, fallback: false, idf: 0 }], true));
+  const hinted = new Set<string>();
+  for (const { hints } of values) {
+    const key = hints.join(" ");
+    if (hinted.has(key)) continue;
+    hinted.add(key);
+    const alts = hints.map(stem).filter((h) => index.postings.has(h));
+    if (alts.length > 0) groups.push(makeGroup(index, alts.map((term) => ({ term, w: W_VALUE, fallback: false, idf: 0 })), false));
+  }
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
   return { groups, words, unmatched, intent: queryAction(raw) };

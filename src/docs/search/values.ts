@@ -1,0 +1,68 @@
+/**
+ * Values in a request: spans shaped like something to pass rather than words saying what to do. A
+ * file name ("rename report.txt to final.txt"), a URL, a piece of code ("run print(sum(range(101)))"),
+ * a chat channel ("#releases"), an @mention, an emoji shortcode (":tada:"), a host and port
+ * ("localhost:3000"), an e-mail address. Their words add a little score where a tool mentions them but
+ * are not required (query.ts), and each shape says what kind of thing the request passes: a word the
+ * tools use for it ("file", "url", "code", "channel", ...), an optional alternative in the query.
+ */
+
+export interface ValueShape {
+  /** The span's words are values; `hints` name what the span is (alternatives of one optional word). */
+  hints: readonly string[];
+  span: string;
+}
+
+const EXTENSIONS =
+  "txt|md|markdown|rst|pdf|csv|tsv|json|jsonl|ya?ml|toml|xml|html?|css|py|ts|tsx|jsx|go|rs|java|rb|php|c|h|cpp|sh|log|ini|cfg|conf|env|sql|ipynb|png|jpe?g|gif|svg|webp|zip|tar|gz|docx?|xlsx?|pptx?|odt|mp3|mp4|wav";
+
+const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
+  { re: /\bhttps?:\/\/[^\s<>"'`]+/giu, hints: ["url", "link"] },
+  { re: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, hints: ["email"] },
+  { re: new RegExp(`(?<![\\w.])[\\w~/-]*[\\w-]\\.(?:${EXTENSIONS})(?![\\w.])`, "giu"), hints: ["file"] },
+  { re: /`[^`\n]{1,200}`/gu, hints: ["code"] },
+  { re: /(?<![\w&/])#[a-z][\w-]*/giu, hints: ["channel"] },
+  { re: /(?<![\w.])@[a-z][\w.-]*(?![\w.-]*\/)/giu, hints: ["user"] }, // not an npm scope (@types/node)
+  { re: /(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])/giu, hints: ["emoji", "reaction"] },
+  { re: /\b(?:localhost|[\d.]{7,15}|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b/giu, hints: ["port"] },
+];
+
+/** A call expression (`print(sum(range(101)))`, `document.querySelectorAll('img').length`): code. */
+const CALL_HEAD = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(/gu;
+const MAX_CALL = 400;
+
+/** Value-shaped spans of `query`, in no particular order; a span inside another is not repeated. */
+export function valueSpans(query: string): ValueShape[] {
+  const out: ValueShape[] = [];
+  const taken: [number, number][] = [];
+  const inside = (s: number, e: number) => taken.some(([a, b]) => s >= a && e <= b);
+  const add = (s: number, e: number, hints: readonly string[]) => {
+    if (inside(s, e)) return;
+    taken.push([s, e]);
+    out.push({ span: query.slice(s, e), hints });
+  };
+  for (const { re, hints } of SHAPES) for (const m of query.matchAll(re)) add(m.index!, m.index! + m[0].length, hints);
+  for (const m of query.matchAll(CALL_HEAD)) {
+    const start = m.index!;
+    if (inside(start, start + 1)) continue;
+    const end = balancedEnd(query, start + m[0].length);
+    if (end < 0) continue;
+    // A trailing member access or call chain belongs to the expression (`...).length`).
+    const tail = /^(?:\.[A-Za-z_$][\w$]*)+/u.exec(query.slice(end));
+    add(start, end + (tail ? tail[0].length : 0), ["code"]);
+  }
+  return out;
+}
+
+/** Index just past the ")" closing the "(" before `from`, or -1 when it does not close in bounds. */
+function balancedEnd(text: string, from: number): number {
+  let depth = 1;
+  const limit = Math.min(text.length, from + MAX_CALL);
+  for (let i = from; i < limit; i++) {
+    const c = text[i];
+    if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i + 1;
+    else if (c === "\n") return -1;
+  }
+  return -1;
+}

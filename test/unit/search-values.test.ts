@@ -1,0 +1,34 @@
+import { describe, expect, test } from "bun:test";
+import { valueSpans } from "../../src/docs/search/values.ts";
+
+const spans = (q: string) => valueSpans(q).map((v) => [v.span, v.hints.join("|")]);
+
+describe("values in a request", () => {
+  test("file names, URLs, e-mail addresses and host:port are found whole", () => {
+    expect(spans("rename docs/notes_old.md to docs/notes-2023.md")).toEqual([
+      ["docs/notes_old.md", "file"],
+      ["docs/notes-2023.md", "file"],
+    ]);
+    expect(spans("grab https://blog.example.com/post/42?x=1 for me")).toEqual([["https://blog.example.com/post/42?x=1", "url|link"]]);
+    expect(spans("mail bob.smith@example.co.uk the notes")).toEqual([["bob.smith@example.co.uk", "email"]]);
+    expect(spans("forward the pod to localhost:3000")).toEqual([["localhost:3000", "port"]]);
+  });
+
+  test("code: call expressions with nested parentheses and member chains, and backticks", () => {
+    expect(spans("run print(sum(range(101))) please")).toEqual([["print(sum(range(101)))", "code"]]);
+    expect(spans("evaluate document.querySelectorAll('img').length in the console")).toEqual([["document.querySelectorAll('img').length", "code"]]);
+    expect(spans("what does `git reflog` show")).toEqual([["`git reflog`", "code"]]);
+    // An unclosed parenthesis is prose, not code.
+    expect(spans("list files (the big ones")).toEqual([]);
+  });
+
+  test("channels, mentions and emoji shortcodes; look-alikes are not values", () => {
+    expect(spans("react with :tada: to @maria in #releases")).toEqual([
+      ["#releases", "channel"],
+      ["@maria", "user"],
+      [":tada:", "emoji|reaction"],
+    ]);
+    // An issue number, C#, a time of day and an npm scope are none of these.
+    expect(spans("fix issue #12 in the C# service at 10:30 using @types/node")).toEqual([]);
+  });
+});
