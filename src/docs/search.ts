@@ -16,7 +16,7 @@ import type { WordVectors } from "./semantic/word-vectors-format.ts";
 import { loadedWordVectors } from "./semantic/word-vectors.ts";
 import { Bm25fIndex, type Bm25fSnapshot } from "./search/bm25f.ts";
 import { docFields } from "./search/fields.ts";
-import { loadedHanLexicon } from "./search/han-lexicon.ts";
+import { type HanLexicon, loadedHanLexicon } from "./search/han-lexicon.ts";
 import { parseQuery } from "./search/query.ts";
 import { SemanticIndex, type SemanticSnapshot } from "./search/semantic.ts";
 import { summarize } from "./text.ts";
@@ -60,6 +60,11 @@ interface Snapshot {
 export interface SearchIndexOptions {
   /** General word knowledge; default: the built-in vectors if already loaded (loadWordVectors()). `null`: words only. */
   wordVectors?: WordVectors | null;
+  /**
+   * The Chinese-English word list, for tools described in Chinese; default: the list if already loaded
+   * (loadHanLexicon(): load it first when a doc has Chinese text). `null`: their Chinese words only.
+   */
+  han?: HanLexicon | null;
 }
 
 const DEFAULT_LIMIT = 10;
@@ -89,13 +94,13 @@ class FusedIndex implements SearchIndex {
   readonly #summaries: string[];
   readonly #isWord: ((word: string) => boolean) | undefined;
 
-  constructor(docs: ToolDoc[], wordVectors: WordVectors | undefined, snap?: Snapshot) {
+  constructor(docs: ToolDoc[], wordVectors: WordVectors | undefined, snap?: Snapshot, han?: HanLexicon) {
     const str = (x: unknown) => (typeof x === "string" ? x : "");
     this.size = docs.length;
     this.#servers = docs.map((d) => str(d?.server));
     this.#names = docs.map((d) => str(d?.name));
     this.#summaries = docs.map((d) => summarize(d?.description, d?.title));
-    const fields = snap ? [] : docs.map((d) => docFields((d ?? {}) as ToolDoc));
+    const fields = snap ? [] : docs.map((d) => docFields((d ?? {}) as ToolDoc, han));
     this.#bm25 = new Bm25fIndex(fields, snap?.bm25);
     this.#semantic = wordVectors ? new SemanticIndex(wordVectors, fields, snap?.semantic) : undefined;
     this.#isWord = wordVectors ? (w) => isCommonWord(wordVectors, w) : undefined;
@@ -192,5 +197,6 @@ export function restoreSearchIndex(docs: ToolDoc[], json: string, opts: SearchIn
 
 export function createSearchIndex(docs: ToolDoc[], opts: SearchIndexOptions = {}): SearchIndex {
   const wv = opts.wordVectors === null ? undefined : (opts.wordVectors ?? loadedWordVectors());
-  return new FusedIndex(Array.isArray(docs) ? docs : [], wv);
+  const han = opts.han === null ? undefined : (opts.han ?? loadedHanLexicon());
+  return new FusedIndex(Array.isArray(docs) ? docs : [], wv, undefined, han);
 }

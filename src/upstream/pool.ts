@@ -8,7 +8,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Discovery, ServerEntry } from "../config/servers.ts";
 import { createHash } from "node:crypto";
 import { displayTransport } from "../config/mask.ts";
-import { createSearchIndex, loadWordVectors, restoreSearchIndex, type SearchIndex, type ToolDoc } from "../docs/search.ts";
+import { createSearchIndex, hasHan, loadHanLexicon, loadWordVectors, restoreSearchIndex, type SearchIndex, type ToolDoc } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
 import { SkillStore } from "../skills/store.ts";
@@ -220,7 +220,15 @@ export class UpstreamPool {
         this.#opts.log.info("search: word vectors unavailable, matching words only", { error: String(err) });
         return null;
       });
-      this.#index = this.#cachedIndex(docs, wordVectors);
+      // Tools described in Chinese are indexed with the English of their words too: the
+      // Chinese-English word list is read when some tool has Chinese text (han-lexicon.ts).
+      const han = docs.some((d) => hasHan(`${d.title ?? ""}${d.description ?? ""}${JSON.stringify(d.inputSchema ?? "")}`))
+        ? await loadHanLexicon().catch((err: unknown) => {
+            this.#opts.log.info("search: Chinese word list unavailable, indexing Chinese descriptions as characters only", { error: String(err) });
+            return null;
+          })
+        : null;
+      this.#index = this.#cachedIndex(docs, wordVectors, han);
     }
     return { index: this.#index, errors };
   }
@@ -229,9 +237,13 @@ export class UpstreamPool {
    * The index for these docs from the disk cache (keyed by a hash of the docs and the bridge
    * version), else built and written there; a new bridge with unchanged tool lists skips the build.
    */
-  #cachedIndex(docs: ToolDoc[], wordVectors: Awaited<ReturnType<typeof loadWordVectors>> | null): SearchIndex {
+  #cachedIndex(
+    docs: ToolDoc[],
+    wordVectors: Awaited<ReturnType<typeof loadWordVectors>> | null,
+    han: Awaited<ReturnType<typeof loadHanLexicon>> | null,
+  ): SearchIndex {
     const key = createHash("sha256")
-      .update(`${this.#opts.version}\0${wordVectors ? wordVectors.keys.length : 0}\0${JSON.stringify(docs)}`)
+      .update(`${this.#opts.version}\0${wordVectors ? wordVectors.keys.length : 0}\0${han ? han.size : 0}\0${JSON.stringify(docs)}`)
       .digest("hex")
       .slice(0, 32);
     const dir = join(this.#opts.stateDir, "search-index");
@@ -242,7 +254,7 @@ export class UpstreamPool {
     } catch {
       // not cached yet
     }
-    const index = createSearchIndex(docs, { wordVectors });
+    const index = createSearchIndex(docs, { wordVectors, han });
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       // One index per tool-list state is enough: older snapshots go.

@@ -148,6 +148,9 @@ describe("discovery from code", () => {
     // In Chinese ("write a file"), for tools described in English: the word list is read on this request.
     const zh = await bridge.run("[h['tool'] for h in runtime.search_tool_docs_sync('写文件', limit=3)]");
     expect(String(zh.structured.value)).toContain("'write_file'");
+    // In English, for a tool described only in Chinese: its words' English is indexed with it.
+    const en = await bridge.run("[h['tool'] for h in runtime.search_tool_docs_sync('look up the weather of a city by its name', limit=3)]");
+    expect(String(en.structured.value)).toStartWith("['chaxun_tianqi'");
   });
 
   test("docs come at three levels of detail", async () => {

@@ -666,4 +666,23 @@ describe("requests in Chinese for tools described in English (CC-CEDICT word lis
     expect(idx.search("删除文件")[0]!.name).toBe("delete_file");
     expect(idx.search("列出合并请求")[0]!.name).toBe("list_merge_requests");
   });
+
+  test("English requests find tools described only in Chinese (their words' English is indexed too)", async () => {
+    const { loadHanLexicon } = await import("../../src/docs/search/han-lexicon.ts");
+    const han = await loadHanLexicon();
+    const docs: ToolDoc[] = [
+      { server: "maps", name: "maps_bicycling", description: "骑行路径规划用于规划骑行通勤方案" },
+      { server: "maps", name: "maps_weather", description: "根据城市名称查询指定城市的天气" },
+      { server: "cook", name: "whatToEat", description: "不知道吃什么？根据人数直接推荐" },
+      { server: "maps", name: "maps_geo", description: "将详细的结构化地址转换为经纬度坐标" },
+    ];
+    const withEnglish = createSearchIndex(docs, { wordVectors: null, han });
+    expect(withEnglish.search("plan a cycling route")[0]!.name).toBe("maps_bicycling");
+    expect(withEnglish.search("recommend something to eat")[0]!.name).toBe("whatToEat");
+    expect(withEnglish.search("turn an address into coordinates")[0]!.name).toBe("maps_geo");
+    // The Chinese text is still indexed as it is.
+    expect(withEnglish.search("天气")[0]!.name).toBe("maps_weather");
+    // Without the word list, nothing in these descriptions is English.
+    expect(createSearchIndex(docs, { wordVectors: null, han: null }).search("plan a cycling route")).toEqual([]);
+  });
 });

@@ -1,11 +1,13 @@
 /**
  * What of a tool is indexed, field by field: server, name, title, the description's first sentence
  * and the rest of it (sentences that give the model orders left out), parameter names and
- * parameter descriptions.
+ * parameter descriptions. Text in Chinese also carries the English words of its Chinese words
+ * (han-lexicon.ts), so an English request finds a tool described only in Chinese.
  */
 import type { ToolDoc } from "../search.ts";
 import { oneLine, sentences } from "../text.ts";
 import { isDirective } from "./directives.ts";
+import { type HanLexicon, hasHan } from "./han-lexicon.ts";
 
 export const F_SERVER = 0;
 export const F_NAME = 1;
@@ -36,18 +38,19 @@ export function descriptiveSentences(description: string): string[] {
   return out;
 }
 
-export function docFields(doc: ToolDoc): DocFields {
+export function docFields(doc: ToolDoc, han?: HanLexicon): DocFields {
+  const en = (text: string) => (han && hasHan(text) ? withEnglish(text, han) : text);
   const server = str(doc.server);
   const name = str(doc.name);
-  const title = str(doc.title);
+  const title = en(str(doc.title));
   const description = str(doc.description);
-  const kept = descriptiveSentences(description);
+  const kept = descriptiveSentences(description).map(en);
   const first = kept[0] ?? "";
   const rest = kept.slice(1).join(" ");
   const pNames: string[] = [];
   const pDescs: string[] = [];
   collectParams(doc.inputSchema, pNames, pDescs);
-  return { server, name, title, texts: [[server], [name], [title], [first], [rest], pNames, pDescs.filter((d) => !isDirective(d))] };
+  return { server, name, title, texts: [[server], [name], [title], [first], [rest], pNames, pDescs.filter((d) => !isDirective(d)).map(en)] };
 }
 
 /** Collect parameter names and descriptions from a JSON schema (nested properties too, bounded). */
@@ -76,3 +79,13 @@ function enumText(values: unknown): string {
   return words.join(", ");
 }
 const MAX_ENUM = 64;
+
+/**
+ * The text followed by the English of its Chinese words: the first two senses of a word of two or
+ * more characters, the first sense of a single character (those are mostly particles, with many senses).
+ */
+function withEnglish(text: string, han: HanLexicon): string {
+  const words: string[] = [];
+  for (const { word, senses } of han.words(text)) for (const sense of senses.slice(0, word.length > 1 ? 2 : 1)) words.push(...sense);
+  return words.length ? `${text} ${words.join(" ")}` : text;
+}
