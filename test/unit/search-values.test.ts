@@ -12,6 +12,12 @@ describe("values in a request", () => {
     expect(spans("grab https://blog.example.com/post/42?x=1 for me")).toEqual([["https://blog.example.com/post/42?x=1", "url|link"]]);
     expect(spans("mail bob.smith@example.co.uk the notes")).toEqual([["bob.smith@example.co.uk", "email"]]);
     expect(spans("forward the pod to localhost:3000")).toEqual([["localhost:3000", "port"]]);
+    expect(spans("what's inside ~/projects/blog/drafts? and ../notes/")).toEqual([
+      ["~/projects/blog/drafts", "directory|path"],
+      ["../notes/", "directory|path"],
+    ]);
+    // A repository, a branch, a fraction are not paths.
+    expect(spans("merge feature/dark-mode in acme/webapp, 1/2 done")).toEqual([]);
   });
 
   test("code: call expressions with nested parentheses and member chains, and backticks", () => {

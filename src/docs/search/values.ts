@@ -1,6 +1,6 @@
 /**
  * Values in a request: spans shaped like something to pass rather than words saying what to do. A
- * file name ("rename report.txt to final.txt"), a URL, a piece of code ("run print(sum(range(101)))"),
+ * file name ("rename report.txt to final.txt"), a path, a URL, a piece of code ("run print(sum(range(101)))"),
  * a chat channel ("#releases"), an @mention, an emoji shortcode (":tada:"), a host and port
  * ("localhost:3000"), an e-mail address. Their words add a little score where a tool mentions them but
  * are not required (query.ts), and each shape says what kind of thing the request passes: a word the
@@ -21,6 +21,8 @@ const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
   { re: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, hints: ["email"] },
   { re: new RegExp(`(?<![\\w.])[\\w~/-]*[\\w-]\\.(?:${EXTENSIONS})(?![\\w.])`, "giu"), hints: ["file"] },
   { re: /`[^`\n]{1,200}`/gu, hints: ["code"] },
+  // A path without a file name's extension: a folder, or a path to something ("~/projects/blog", "/var/log").
+  { re: /(?<![\w.:/~-])(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)*\/?(?![\w/])/gu, hints: ["directory", "path"] },
   { re: /(?<![\w&/])#[a-z][\w-]*/giu, hints: ["channel"] },
   { re: /(?<![\w.])@[a-z][\w.-]*(?![\w.-]*\/)/giu, hints: ["user"] }, // not an npm scope (@types/node)
   { re: /(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])/giu, hints: ["emoji", "reaction"] },
