@@ -37,4 +37,9 @@ describe("values in a request", () => {
     // An issue number, C#, a time of day and an npm scope are none of these.
     expect(spans("fix issue #12 in the C# service at 10:30 using @types/node")).toEqual([]);
   });
+
+  test("a long hostile request is looked at only in its first 2,000 characters", () => {
+    const spans = valueSpans(`${"~/a".repeat(50_000)} #late`);
+    expect(spans.some((v) => v.span === "#late")).toBe(false);
+  });
 });

@@ -33,8 +33,15 @@ const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
 const CALL_HEAD = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(/gu;
 const MAX_CALL = 400;
 
+/**
+ * Only this much of a request is looked at: some shapes cost time quadratic in a run of word characters
+ * (a 1,000-character query is at most a few ms; the sandbox's search requests are capped at 1,000).
+ */
+const MAX_SCAN = 2000;
+
 /** Value-shaped spans of `query`, in no particular order; a span inside another is not repeated. */
-export function valueSpans(query: string): ValueShape[] {
+export function valueSpans(text: string): ValueShape[] {
+  const query = text.length > MAX_SCAN ? text.slice(0, MAX_SCAN) : text;
   const out: ValueShape[] = [];
   const taken: [number, number][] = [];
   const inside = (s: number, e: number) => taken.some(([a, b]) => s >= a && e <= b);
