@@ -13,6 +13,7 @@
 import { type DocFields, F_NAME, F_SERVER, F_TITLE, NUM_FIELDS } from "./fields.ts";
 import { ABBREVIATION_GROUPS, SYNONYM_GROUPS } from "./lexicon.ts";
 import { ACTION_OTHER, ACTION_READ, ACTION_WRITE, toolAction } from "./intent.ts";
+import { type LoanwordIndex, loanwordIndex } from "./katakana.ts";
 import type { Group } from "./query.ts";
 import { STOP_WORDS, stem, tokenize, tokens } from "./tokenize.ts";
 import { Vocabulary, type VocabularySnapshot } from "./vocabulary.ts";
@@ -274,6 +275,14 @@ export class Bm25fIndex {
         for (const [j, other] of stemmed.entries()) if (j !== i) list.push(other);
       }
     }
+  }
+
+  #loanwords: LoanwordIndex | undefined;
+
+  /** The tools' words by how katakana would write them (katakana.ts), built on the first Japanese request. */
+  get loanwords(): LoanwordIndex {
+    this.#loanwords ??= loanwordIndex(this.vocabulary.surfaces());
+    return this.#loanwords;
   }
 
   idf(term: string): number {

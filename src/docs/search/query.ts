@@ -8,6 +8,7 @@
 import type { Bm25fIndex } from "./bm25f.ts";
 import type { HanLexicon } from "./han-lexicon.ts";
 import { queryAction } from "./intent.ts";
+import { hasKatakana, loanwords } from "./katakana.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
 import { valueSpans } from "./values.ts";
 
@@ -25,6 +26,8 @@ const W_VALUE = 0.5;
 /** A Chinese word's English senses (han-lexicon.ts): the first sense, and the others. */
 const W_HAN_FIRST = 0.8;
 const W_HAN_OTHER = 0.5;
+/** A katakana loanword's closest English word of the tools (katakana.ts); the others at half that. */
+const W_LOANWORD = 0.8;
 /** Minimum stem length for prefix expansion. */
 const MIN_PREFIX = 4;
 /** Query words beyond this many are ignored (bounds the cost of pathological queries). */
@@ -192,6 +195,20 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     if (alts.size > 0) groups.push(makeGroup(index, [...alts.values()], false));
     for (const extra of extras) groups.push(makeGroup(index, extra, true));
   }
+  // A katakana loanword (タスク, ブランチ) is one query word whose alternatives are the tools' words it
+  // sounds like; two written together (プルリクエスト) are two.
+  if (hasKatakana(query))
+    for (const { words: parts } of loanwords(query, index.loanwords))
+      for (const candidates of parts) {
+        const alts = new Map<string, Alt>();
+        for (const [k, word] of candidates.entries()) {
+          const st = stem(word);
+          const w = k === 0 ? W_LOANWORD : W_LOANWORD * W_SYNONYM;
+          if (!alts.has(st) && index.postings.has(st)) alts.set(st, { term: st, w, fallback: false, idf: 0 });
+          words.push({ word, w });
+        }
+        if (alts.size > 0) groups.push(makeGroup(index, [...alts.values()], false));
+      }
   const hinted = new Set<string>();
   for (const { hints } of values) {
     const key = hints.join(" ");

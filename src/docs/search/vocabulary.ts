@@ -35,6 +35,11 @@ export class Vocabulary {
     return this.#surface.has(tok);
   }
 
+  /** Every surface word of the corpus. */
+  surfaces(): Iterable<string> {
+    return this.#surface;
+  }
+
   /** Call once every doc is in: prefix matching needs the stems sorted. */
   seal(stems: Iterable<string>): void {
     this.#sortedStems = [...new Set(stems)].sort();
