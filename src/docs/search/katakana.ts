@@ -10,6 +10,8 @@
  * No word list: only the tools' own words are candidates, so a key is ambiguous only among them.
  */
 
+import { boundedEditDistance } from "./edit-distance.ts";
+
 const KATAKANA_RUN = /[\p{Script=Katakana}ー]+/gu;
 
 const KANA: Record<string, string> = {};
@@ -151,10 +153,11 @@ function matchOne(kana: string, index: LoanwordIndex): { words: string[]; distan
   const ranked = [...found]
     .map((w) => {
       const e = spelling(w, true);
-      return { w, d: distance(r, e), len: Math.max(r.length, e.length) };
+      const max = Math.floor(MAX_SPELLING_DISTANCE * Math.max(r.length, e.length));
+      return { w, d: boundedEditDistance(r, e, max), max };
     })
     // Same consonants, spelt too differently ("pururikuesuto" is not "perplexity"): not the word.
-    .filter((x) => x.d <= MAX_SPELLING_DISTANCE * x.len)
+    .filter((x) => x.d <= x.max)
     .sort((a, b) => a.d - b.d || (a.w < b.w ? -1 : 1))
     .slice(0, 3);
   return { words: ranked.map((x) => x.w), distance: ranked[0]?.d ?? Number.POSITIVE_INFINITY };
@@ -209,19 +212,4 @@ export function loanwords(query: string, index: LoanwordIndex): { kana: string; 
 
 export function hasKatakana(text: string): boolean {
   return /\p{Script=Katakana}/u.test(text);
-}
-
-function distance(a: string, b: string): number {
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
-      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length]!;
 }
