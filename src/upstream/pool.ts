@@ -8,7 +8,15 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Discovery, ServerEntry } from "../config/servers.ts";
 import { createHash } from "node:crypto";
 import { displayTransport } from "../config/mask.ts";
-import { createSearchIndex, hasHan, loadHanLexicon, loadWordVectors, restoreSearchIndex, type SearchIndex, type ToolDoc } from "../docs/search.ts";
+import {
+  createSearchIndex,
+  hasHan,
+  loadHanLexicon,
+  loadWordVectors,
+  restoreSearchIndex,
+  type SearchIndex,
+  type ToolDoc,
+} from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
 import { SkillStore } from "../skills/store.ts";
@@ -224,7 +232,9 @@ export class UpstreamPool {
       // Chinese-English word list is read when some tool has Chinese text (han-lexicon.ts).
       const han = docs.some((d) => hasHan(`${d.title ?? ""}${d.description ?? ""}${JSON.stringify(d.inputSchema ?? "")}`))
         ? await loadHanLexicon().catch((err: unknown) => {
-            this.#opts.log.info("search: Chinese word list unavailable, indexing Chinese descriptions as characters only", { error: String(err) });
+            this.#opts.log.info("search: Chinese word list unavailable, indexing Chinese descriptions as characters only", {
+              error: String(err),
+            });
             return null;
           })
         : null;

@@ -22,7 +22,9 @@ describe("values in a request", () => {
 
   test("code: call expressions with nested parentheses and member chains, and backticks", () => {
     expect(spans("run print(sum(range(101))) please")).toEqual([["print(sum(range(101)))", "code"]]);
-    expect(spans("evaluate document.querySelectorAll('img').length in the console")).toEqual([["document.querySelectorAll('img').length", "code"]]);
+    expect(spans("evaluate document.querySelectorAll('img').length in the console")).toEqual([
+      ["document.querySelectorAll('img').length", "code"],
+    ]);
     expect(spans("what does `git reflog` show")).toEqual([["`git reflog`", "code"]]);
     // An unclosed parenthesis is prose, not code.
     expect(spans("list files (the big ones")).toEqual([]);

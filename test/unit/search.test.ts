@@ -213,7 +213,15 @@ describe("createSearchIndex basics", () => {
   test("code, channels and emoji in a request are values: they say what kind of thing is passed", () => {
     const idx = createSearchIndex(
       [
-        { server: "runner", name: "run-code", description: "Run a snippet and return the result.", inputSchema: { type: "object", properties: { code: { type: "string" }, languageId: { type: "string", enum: ["javascript", "python", "ruby"] } } } },
+        {
+          server: "runner",
+          name: "run-code",
+          description: "Run a snippet and return the result.",
+          inputSchema: {
+            type: "object",
+            properties: { code: { type: "string" }, languageId: { type: "string", enum: ["javascript", "python", "ruby"] } },
+          },
+        },
         { server: "math", name: "sum", description: "Sum a range of numbers and print the total." },
         { server: "chat", name: "channel_history", description: "Recent messages of a channel." },
         { server: "tracker", name: "list_incidents", description: "Incidents of a service." },

@@ -50,7 +50,12 @@ export function docFields(doc: ToolDoc, han?: HanLexicon): DocFields {
   const pNames: string[] = [];
   const pDescs: string[] = [];
   collectParams(doc.inputSchema, pNames, pDescs);
-  return { server, name, title, texts: [[server], [name], [title], [first], [rest], pNames, pDescs.filter((d) => !isDirective(d)).map(en)] };
+  return {
+    server,
+    name,
+    title,
+    texts: [[server], [name], [title], [first], [rest], pNames, pDescs.filter((d) => !isDirective(d)).map(en)],
+  };
 }
 
 /** Collect parameter names and descriptions from a JSON schema (nested properties too, bounded). */

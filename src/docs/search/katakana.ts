@@ -111,8 +111,15 @@ export function soundKey(word: string, english: boolean): string {
 function spelling(word: string, english: boolean): string {
   let w = word.toLowerCase();
   // An English vowel and silent r is katakana's long a ("server" サーバー, "computer" コンピューター).
-  if (english) w = w.replace(/[aeiou]r(?=[^aeiouyr]|$)/g, "a").replace(/e$/, "").replace(/c(?!h)/g, "k");
-  return w.replace(/l/g, "r").replace(/v/g, "b").replace(/(.)\1+/g, "$1");
+  if (english)
+    w = w
+      .replace(/[aeiou]r(?=[^aeiouyr]|$)/g, "a")
+      .replace(/e$/, "")
+      .replace(/c(?!h)/g, "k");
+  return w
+    .replace(/l/g, "r")
+    .replace(/v/g, "b")
+    .replace(/(.)\1+/g, "$1");
 }
 
 /** A candidate's spelling may differ from the romanized katakana in at most this share of its letters. */

@@ -215,7 +215,14 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     if (hinted.has(key)) continue;
     hinted.add(key);
     const alts = hints.map(stem).filter((h) => index.postings.has(h));
-    if (alts.length > 0) groups.push(makeGroup(index, alts.map((term) => ({ term, w: W_VALUE, fallback: false, idf: 0 })), false));
+    if (alts.length > 0)
+      groups.push(
+        makeGroup(
+          index,
+          alts.map((term) => ({ term, w: W_VALUE, fallback: false, idf: 0 })),
+          false,
+        ),
+      );
   }
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
