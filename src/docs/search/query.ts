@@ -19,8 +19,9 @@ const W_COMPOUND = 0.9;
 const W_FUZZY = [1, 0.7, 0.45]; // by edit distance
 /**
  * Words of a value in the request (values.ts: a file name, a URL, code, a channel...) are what to
- * pass, not what the tool does: they add score at this weight and are not required, and the request
- * gains an optional word for the kind of value ("file", "url", "code", "channel", ...).
+ * pass, not what the tool does: they add score at this weight and are not required. The request
+ * gains a word for the kind of value ("file", "url", "code", "channel", ...), at this weight too, which
+ * is required like the request's own words (optional, it could not lift a tool nothing else matched).
  */
 const W_VALUE = 0.5;
 /** A Chinese word's English senses (han-lexicon.ts): the first sense, and the others. */
@@ -71,7 +72,7 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
   const valueWords = new Map<string, number>();
   const values = valueSpans(query);
   for (const v of values) for (const t of tokenize(v.span)) valueWords.set(t, (valueWords.get(t) ?? 0) + 1);
-  /** Whether this occurrence of `tok` is a word of a file name (each file-name word counts once). */
+  /** Whether this occurrence of `tok` is a word of a value (each value word counts once). */
   const isValue = (tok: string): boolean => {
     const left = valueWords.get(tok) ?? 0;
     if (left > 0) valueWords.set(tok, left - 1);
