@@ -77,6 +77,7 @@ export function judge(
   }
   const m = r.value ? /^\{'contained': (True|False), 'detail': (.*)\}$/s.exec(r.value) : null;
   if (m) return { contained: m[1] === "True", detail: m[2]!.slice(1, -1) };
+  if (attack.mustFinish && r.timedOut) return { contained: false, detail: "timed out before its check ran: nothing was verified" };
   if (r.error && (r.timedOut || r.sessionReset || r.error.type === "MemoryError")) {
     return {
       contained: true,
