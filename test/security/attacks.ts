@@ -179,8 +179,8 @@ export const ATTACKS: Attack[] = [
     id: "orphan-zombies",
     family: "resources",
     title: "300 orphans that die at once (over twice the pids limit), left for init to reap",
-    // Forks are slow under gVisor (~90 ms a pair here): it makes as many as 25 s allow, at least 50.
-    code: "made = 0\nt0 = time.time()\nwhile made < 300 and time.time() - t0 < 25:\n    pid = os.fork()\n    if pid == 0:\n        if os.fork() == 0:\n            os._exit(0)\n        os._exit(0)\n    os.waitpid(pid, 0)\n    made += 1\ntime.sleep(0.5)\nzombies = 0\nfor p in os.listdir('/proc'):\n    try:\n        zombies += p.isdigit() and ') Z' in open(f'/proc/{p}/stat').read()\n    except OSError:\n        pass\nverdict(made >= 50 and zombies == 0, f'{made} orphans made in {time.time() - t0:.0f} s, {zombies} zombies left; init is {open(\"/proc/1/comm\").read().strip()}')",
+    // Forks are slow under gVisor (~90 ms a pair here): it makes as many as 25 s allow, at least 25.
+    code: "made = 0\nt0 = time.time()\nwhile made < 300 and time.time() - t0 < 25:\n    pid = os.fork()\n    if pid == 0:\n        if os.fork() == 0:\n            os._exit(0)\n        os._exit(0)\n    os.waitpid(pid, 0)\n    made += 1\ntime.sleep(0.5)\nzombies = 0\nfor p in os.listdir('/proc'):\n    try:\n        zombies += p.isdigit() and ') Z' in open(f'/proc/{p}/stat').read()\n    except OSError:\n        pass\nverdict(made >= 25 and zombies == 0, f'{made} orphans made in {time.time() - t0:.0f} s, {zombies} zombies left; init is {open(\"/proc/1/comm\").read().strip()}')",
     timeout: 60,
     mustFinish: true,
   },
