@@ -230,7 +230,9 @@ export class UpstreamPool {
       });
       // Tools described in Chinese are indexed with the English of their words too: the
       // Chinese-English word list is read when some tool has Chinese text (han-lexicon.ts).
-      const han = docs.some((d) => hasHan(`${d.title ?? ""}${d.description ?? ""}${JSON.stringify(d.inputSchema ?? "")}`))
+      // The docs' JSON is also the cache key's text: serialized once.
+      const docsJson = JSON.stringify(docs);
+      const han = hasHan(docsJson)
         ? await loadHanLexicon().catch((err: unknown) => {
             this.#opts.log.info("search: Chinese word list unavailable, indexing Chinese descriptions as characters only", {
               error: String(err),
@@ -238,7 +240,7 @@ export class UpstreamPool {
             return null;
           })
         : null;
-      this.#index = this.#cachedIndex(docs, wordVectors, han);
+      this.#index = this.#cachedIndex(docs, docsJson, wordVectors, han);
     }
     return { index: this.#index, errors };
   }
@@ -249,11 +251,12 @@ export class UpstreamPool {
    */
   #cachedIndex(
     docs: ToolDoc[],
+    docsJson: string,
     wordVectors: Awaited<ReturnType<typeof loadWordVectors>> | null,
     han: Awaited<ReturnType<typeof loadHanLexicon>> | null,
   ): SearchIndex {
     const key = createHash("sha256")
-      .update(`${this.#opts.version}\0${wordVectors ? wordVectors.keys.length : 0}\0${han ? han.size : 0}\0${JSON.stringify(docs)}`)
+      .update(`${this.#opts.version}\0${wordVectors ? wordVectors.keys.length : 0}\0${han ? han.size : 0}\0${docsJson}`)
       .digest("hex")
       .slice(0, 32);
     const dir = join(this.#opts.stateDir, "search-index");

@@ -4,11 +4,11 @@
  * a chat channel ("#releases"), an @mention, an emoji shortcode (":tada:"), a host and port
  * ("localhost:3000"), an e-mail address. Their words add a little score where a tool mentions them but
  * are not required (query.ts), and each shape says what kind of thing the request passes: a word the
- * tools use for it ("file", "url", "code", "channel", ...), an optional alternative in the query.
+ * tools use for it ("file", "url", "code", "channel", ...), which query.ts adds to the request.
  */
 
 export interface ValueShape {
-  /** The span's words are values; `hints` name what the span is (alternatives of one optional word). */
+  /** The span's words are values; `hints` name what the span is (alternatives of one query word). */
   hints: readonly string[];
   span: string;
 }
