@@ -251,6 +251,51 @@ describe("createSearchIndex basics", () => {
     expect(idx.search("delete the droplet")[0]!.name).toBe("droplet-delete");
   });
 
+  test("a request that only changes things prefers a tool that changes over one that reads", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "notes", name: "get-comment", description: "A comment on a page." },
+        { server: "notes", name: "publish-comment", description: "A comment on a page." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("put a comment on the page")[0]!.name).toBe("publish-comment");
+    expect(idx.search("which comment is on the page")[0]!.name).toBe("get-comment");
+    // "new" is an adjective more often than an order: a question about a new thing still reads.
+    const cost = createSearchIndex(
+      [
+        { server: "db", name: "create_project", description: "Creates a new project." },
+        { server: "db", name: "get_cost", description: "Gets the cost of creating a new project." },
+      ],
+      { wordVectors: null },
+    );
+    expect(cost.search("how much will a new project cost")[0]!.name).toBe("get_cost");
+  });
+
+  test("the branches of a union parameter describe it too", () => {
+    const idx = createSearchIndex(
+      [
+        {
+          server: "notes",
+          name: "create-comment",
+          description: "Create comment.",
+          inputSchema: {
+            type: "object",
+            properties: { parent: { anyOf: [{ type: "object", description: "The page that contains the comment" }, { type: "string" }] } },
+          },
+        },
+        {
+          server: "notes",
+          name: "create-block",
+          description: "Create block.",
+          inputSchema: { type: "object", properties: { parent: { type: "string" } } },
+        },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("create on the page")[0]!.name).toBe("create-comment");
+  });
+
   test("server-name term boosts that server", () => {
     const idx = createSearchIndex([
       { server: "gitlab", name: "create_issue", description: "Create a new issue in a project" },

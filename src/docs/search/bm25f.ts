@@ -368,7 +368,8 @@ export class Bm25fIndex {
         for (const st of stems) cov += queryTerms.get(st) ?? 0;
         score *= 1 + (NAME_COVERAGE * cov) / stems.length;
       }
-      if (intent === ACTION_READ && this.#docAction[d] === ACTION_WRITE) score *= 1 - INTENT_PENALTY;
+      const action = this.#docAction[d];
+      if (intent !== ACTION_OTHER && action !== ACTION_OTHER && action !== intent) score *= 1 - INTENT_PENALTY;
       total[d] = score > 0 ? score : 0;
     }
     return total;

@@ -74,7 +74,18 @@ function collectParams(schema: unknown, names: string[], descs: string[], depth 
     }
   }
   if (s.items) collectParams(s.items, names, descs, depth + 1);
+  // The branches of a union ("a page id, or an object whose page_id is ...") describe the parameter too.
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    const branches = s[key];
+    if (!Array.isArray(branches)) continue;
+    for (const b of branches.slice(0, MAX_BRANCHES)) {
+      if (!b || typeof b !== "object" || Array.isArray(b)) continue;
+      const v = b as Record<string, unknown>;
+      descs.push(str(v.description), str(v.title), enumText(v.enum));
+    }
+  }
 }
+const MAX_BRANCHES = 16;
 
 /** An enum's allowed strings as text ("python", "ruby", ...: what the tool works with), bounded. */
 function enumText(values: unknown): string {

@@ -13,7 +13,7 @@ export const ACTION_WRITE = 2;
 const READ_VERBS =
   "get list read show view fetch retrieve search find query describe lookup look display browse check count inspect see".split(" ");
 const WRITE_VERBS = (
-  "create add new insert generate make post put upload push send publish append import register " +
+  "create add insert generate make post put upload push send publish append import register " +
   "update edit modify change patch set rename move replace enable disable assign " +
   "delete remove destroy drop erase purge clear wipe unassign cancel"
 ).split(" ");
@@ -33,13 +33,17 @@ export function toolAction(nameTokens: readonly string[]): number {
   return ACTION_OTHER;
 }
 
-/** READ when the request (tokens, stop words included) asks or reads and changes nothing; else OTHER. */
+/**
+ * READ when the request (tokens, stop words included) asks or reads and changes nothing; WRITE when it
+ * says to change something and neither asks nor reads ("add a comment saying ..."); else OTHER.
+ */
 export function queryAction(queryTokens: readonly string[]): number {
   let read = false;
+  let write = false;
   for (const t of queryTokens) {
     const a = ACTION_OF.get(stem(t));
-    if (a === ACTION_WRITE) return ACTION_OTHER;
-    if (a === ACTION_READ || QUESTION_WORDS.has(t)) read = true;
+    if (a === ACTION_WRITE) write = true;
+    else if (a === ACTION_READ || QUESTION_WORDS.has(t)) read = true;
   }
-  return read ? ACTION_READ : ACTION_OTHER;
+  return read === write ? ACTION_OTHER : read ? ACTION_READ : ACTION_WRITE;
 }
