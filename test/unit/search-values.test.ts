@@ -40,6 +40,27 @@ describe("values in a request", () => {
     expect(spans("fix issue #12 in the C# service at 10:30 using @types/node")).toEqual([]);
   });
 
+  test("IP addresses, coordinates, bare host names and quoted text", () => {
+    expect(spans("point api.example.com at 203.0.113.7 and add the A record")).toEqual([
+      ["203.0.113.7", "ip"],
+      ["api.example.com", "domain|url|website|site"],
+    ]);
+    expect(spans("what's the street address at 48.8584, 2.2945?")).toEqual([["48.8584, 2.2945", "latitude|longitude|coordinates"]]);
+    // A host inside a URL or an e-mail address is part of it; a file name stays a file.
+    expect(spans("mail bob@acme.io about https://x.org/a and main.rs")).toEqual([
+      ["https://x.org/a", "url|link"],
+      ["bob@acme.io", "email"],
+      ["main.rs", "file"],
+    ]);
+    // Quoted text is a value without a kind; apostrophes are not quotes.
+    expect(spans("the page popped up an 'are you sure?' box, accept it")).toEqual([["'are you sure?'", ""]]);
+    expect(spans('search for \u201cbest ramen\u201d and "late night"')).toEqual([
+      ["\u201cbest ramen\u201d", ""],
+      ['"late night"', ""],
+    ]);
+    expect(spans("I don't know what it's doing")).toEqual([]);
+  });
+
   test("a long hostile request is looked at only in its first 2,000 characters", () => {
     const spans = valueSpans(`${"~/a".repeat(50_000)} #late`);
     expect(spans.some((v) => v.span === "#late")).toBe(false);

@@ -2,7 +2,8 @@
  * Values in a request: spans shaped like something to pass rather than words saying what to do. A
  * file name ("rename report.txt to final.txt"), a path, a URL, a piece of code ("run print(sum(range(101)))"),
  * a chat channel ("#releases"), an @mention, an emoji shortcode (":tada:"), a host and port
- * ("localhost:3000"), an e-mail address. Their words add a little score where a tool mentions them but
+ * ("localhost:3000"), an e-mail address, an IP address, a latitude and longitude, a bare host name
+ * ("docs.example.com"), quoted text. Their words add a little score where a tool mentions them but
  * are not required (query.ts), and each shape says what kind of thing the request passes: a word the
  * tools use for it ("file", "url", "code", "channel", ...), which query.ts adds to the request.
  */
@@ -16,6 +17,9 @@ export interface ValueShape {
 const EXTENSIONS =
   "txt|md|markdown|rst|pdf|csv|tsv|json|jsonl|ya?ml|toml|xml|html?|css|py|ts|tsx|jsx|go|rs|java|rb|php|c|h|cpp|sh|log|ini|cfg|conf|env|sql|ipynb|png|jpe?g|gif|svg|webp|zip|tar|gz|docx?|xlsx?|pptx?|odt|mp3|mp4|wav";
 
+/** Top-level domains a bare host name ends with ("api.example.com", "docs.rs"): common ones only, so file names stay files. */
+const TLDS = "com|org|net|io|dev|app|ai|co|gov|edu|info|xyz|cloud|tech|sh|rs|me|us|uk|de|fr|eu|ca|au|in|jp|cn|nl|es|it|ch|se|no|br|ru";
+
 const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
   { re: /\bhttps?:\/\/[^\s<>"'`]+/giu, hints: ["url", "link"] },
   { re: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, hints: ["email"] },
@@ -27,7 +31,14 @@ const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
   { re: /(?<![\w.])@[a-z][\w.-]*(?![\w.-]*\/)/giu, hints: ["user"] }, // not an npm scope (@types/node)
   { re: /(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])/giu, hints: ["emoji", "reaction"] },
   { re: /\b(?:localhost|[\d.]{7,15}|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b/giu, hints: ["port"] },
+  // After the shapes above, which hold these inside them (a URL's host, an e-mail's domain, a host:port).
+  { re: /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])/gu, hints: ["ip"] },
+  { re: /(?<![\w.])-?\d{1,3}\.\d{2,},\s?-?\d{1,3}\.\d{2,}(?![\w.])/gu, hints: ["latitude", "longitude", "coordinates"] },
+  { re: new RegExp(`(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})(?![\\w.-])`, "giu"), hints: ["domain", "url", "website", "site"] },
 ];
+
+/** Quoted text is something to pass (a message, a search, a name): its words say what, not what to do. */
+const QUOTED = /(?<!\w)(?:"[^"\n]{1,120}"|'[^'\n]{1,120}'|\u201c[^\u201d\n]{1,120}\u201d|\u2018[^\u2019\n]{1,120}\u2019)(?!\w)/gu;
 
 /** A call expression (`print(sum(range(101)))`, `document.querySelectorAll('img').length`): code. */
 const CALL_HEAD = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(/gu;
@@ -60,6 +71,8 @@ export function valueSpans(text: string): ValueShape[] {
     const tail = /^(?:\.[A-Za-z_$][\w$]*)+/u.exec(query.slice(end));
     add(start, end + (tail ? tail[0].length : 0), ["code"]);
   }
+  // Last: a quote inside code is part of the code.
+  for (const m of query.matchAll(QUOTED)) add(m.index!, m.index! + m[0].length, []);
   return out;
 }
 
