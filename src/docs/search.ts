@@ -49,7 +49,7 @@ export interface SearchIndex {
 }
 
 /** Bump when the analysis changes: older snapshots are rebuilt. */
-const SNAPSHOT_FORMAT = 5;
+const SNAPSHOT_FORMAT = 6;
 
 interface Snapshot {
   format: number;

@@ -272,6 +272,19 @@ describe("createSearchIndex basics", () => {
     expect(cost.search("how much will a new project cost")[0]!.name).toBe("get_cost");
   });
 
+  test("'have' is an auxiliary, not a word to match", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "chat", name: "channel_history", description: "Messages of a channel." },
+        { server: "db", name: "get_advisors", description: "Advisors you have to act on." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("what have people said in #incidents")[0]!.name).toBe("channel_history");
+    // A request of nothing but such words matches nothing rather than the tool whose text says "have".
+    expect(idx.search("what do I have")).toEqual([]);
+  });
+
   test("the branches of a union parameter describe it too", () => {
     const idx = createSearchIndex(
       [

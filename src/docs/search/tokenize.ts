@@ -8,7 +8,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "i me my mine we us our you your it its they them their he she his her " +
     "can could should would will shall may might must please " +
     "some any each every there here what which how where when why " +
-    "want need like just up via also too very much such " +
+    "want need like just up via also too very much such have has had " +
     // What an apostrophe leaves of a contraction: "what's", "don't", "we'll", "they're", "I've", "I'd", "I'm".
     "s t ll re ve d m"
   ).split(" "),
