@@ -276,7 +276,7 @@ describe("createSearchIndex basics", () => {
     const idx = createSearchIndex(
       [
         { server: "chat", name: "channel_history", description: "Messages of a channel." },
-        { server: "db", name: "get_advisors", description: "Advisors you have to act on." },
+        { server: "db", name: "get_advisors", description: "Lists advisors that have open findings." },
       ],
       { wordVectors: null },
     );
