@@ -16,12 +16,14 @@ import type { WordVectors } from "./semantic/word-vectors-format.ts";
 import { loadedWordVectors } from "./semantic/word-vectors.ts";
 import { Bm25fIndex, type Bm25fSnapshot } from "./search/bm25f.ts";
 import { docFields } from "./search/fields.ts";
+import { loadedForeignWords } from "./search/foreign.ts";
 import { type HanLexicon, loadedHanLexicon } from "./search/han-lexicon.ts";
 import { parseQuery } from "./search/query.ts";
 import { SemanticIndex, type SemanticSnapshot } from "./search/semantic.ts";
 import { summarize } from "./text.ts";
 
 export { loadWordVectors } from "./semantic/word-vectors.ts";
+export { loadForeignWords } from "./search/foreign.ts";
 export { hasHan, loadHanLexicon } from "./search/han-lexicon.ts";
 export { stem, tokenize } from "./search/tokenize.ts";
 
@@ -115,7 +117,7 @@ class FusedIndex implements SearchIndex {
     if (typeof query !== "string" || this.size === 0) return [];
     const lim = limit === Number.POSITIVE_INFINITY ? this.size : Math.max(0, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT));
     if (lim === 0) return [];
-    const { groups, words, unmatched, intent } = parseQuery(query, this.#bm25, this.#isWord, loadedHanLexicon());
+    const { groups, words, unmatched, intent } = parseQuery(query, this.#bm25, this.#isWord, loadedHanLexicon(), loadedForeignWords());
     if (groups.length === 0) return [];
     const lexical = this.#bm25.score(groups, intent);
     const meaningWeight = MEANING_WEIGHT * (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched);

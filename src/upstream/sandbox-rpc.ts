@@ -6,7 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { formatIssues } from "../config/issues.ts";
-import { hasHan, loadHanLexicon } from "../docs/search.ts";
+import { hasHan, loadForeignWords, loadHanLexicon } from "../docs/search.ts";
 import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import { RUNTIME_HELPERS, type RpcMethod } from "../sandbox/protocol.ts";
@@ -136,6 +136,10 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
         await loadHanLexicon().catch((err: unknown) =>
           run.log.info("search: Chinese word list unavailable, matching its characters only", { error: String(err) }),
         );
+      // The glossary for requests in Spanish, Portuguese, French, German or Italian (foreign.ts), read on the first search.
+      await loadForeignWords().catch((err: unknown) =>
+        run.log.info("search: glossary unavailable, requests in other languages match their own words only", { error: String(err) }),
+      );
       const loaded = run.loaded;
       // Tools the policy refuses are not offered: ask for more hits and drop them.
       const allowed = (h: { server: string; name: string }) =>

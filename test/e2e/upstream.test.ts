@@ -151,6 +151,13 @@ describe("discovery from code", () => {
     // In English, for a tool described only in Chinese: its words' English is indexed with it.
     const en = await bridge.run("[h['tool'] for h in runtime.search_tool_docs_sync('look up the weather of a city by its name', limit=3)]");
     expect(String(en.structured.value)).toStartWith("['chaxun_tianqi'");
+    // In Spanish and German, for tools described in English: the glossary (foreign-words.txt) is built in.
+    const es = await bridge.run(
+      "[h['tool'] for h in runtime.search_tool_docs_sync('¿puedes escribir un archivo nuevo con el texto hola?', limit=3)]",
+    );
+    expect(String(es.structured.value)).toContain("'write_file'");
+    const de = await bridge.run("[h['tool'] for h in runtime.search_tool_docs_sync('Verzeichnisse auflisten bitte', limit=3)]");
+    expect(String(de.structured.value)).toContain("'list_directory'");
   });
 
   test("docs come at three levels of detail", async () => {

@@ -6,6 +6,7 @@
  * form does not outweigh a common one.
  */
 import type { Bm25fIndex } from "./bm25f.ts";
+import type { ForeignWords } from "./foreign.ts";
 import type { HanLexicon } from "./han-lexicon.ts";
 import { queryAction } from "./intent.ts";
 import { hasKatakana, loanwords } from "./katakana.ts";
@@ -63,11 +64,18 @@ export interface ParsedQuery {
  * not have but the language knows well ("tall", "remember", "dinner") is not corrected into a
  * corpus word it resembles ("all", "member", "inner"); it is left to the meaning ranking.
  */
-export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: string) => boolean, han?: HanLexicon): ParsedQuery {
+export function parseQuery(
+  query: string,
+  index: Bm25fIndex,
+  isWord?: (word: string) => boolean,
+  han?: HanLexicon,
+  foreign?: ForeignWords,
+): ParsedQuery {
   const vocab = index.vocabulary;
   const groups: Group[] = [];
   const words: { word: string; w: number }[] = [];
-  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string; spans?: string[] }[] = [];
+  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string; spans?: string[]; also?: readonly string[] }[] =
+    [];
   const raw = tokenize(query);
   const valueWords = new Map<string, number>();
   const values = valueSpans(query);
@@ -80,7 +88,15 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
   };
   /** For each query word, the index of its entry in `tokens` (-1: a stop word, -2: beyond the cap). */
   const at: number[] = [];
+  // A request in Spanish, Portuguese, French, German or Italian: its glossary words stand for their English words.
+  const isEnglish = (t: string) => STOP_WORDS.has(t) || (isWord ? isWord(t) : index.isKnown(t));
+  const lang = foreign?.language(raw, isEnglish);
   for (const tok of raw) {
+    const english = lang && !isEnglish(tok) ? foreign!.english(lang, tok) : undefined;
+    if (english?.length === 0) {
+      at.push(-1);
+      continue;
+    }
     at.push(STOP_WORDS.has(tok) ? -1 : tokens.length < MAX_QUERY_WORDS ? tokens.length : -2);
     if (STOP_WORDS.has(tok)) {
       // A stop word after a word may make a compound the tools use ("back up" -> "backup", "log in" -> "login").
@@ -89,6 +105,11 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
       continue;
     }
     if (tokens.length >= MAX_QUERY_WORDS) break;
+    if (english) {
+      // The English word is not corrected into a tool's word it resembles: the meaning ranking weighs it.
+      tokens.push({ tok: english[0]!, fuzzy: index.isKnown(english[0]!) ? undefined : [], also: english.slice(1) });
+      continue;
+    }
     if (index.isKnown(tok)) {
       tokens.push({ tok });
       continue;
@@ -127,7 +148,7 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
       break;
     }
 
-  for (const [i, { tok, fuzzy, particle, spans }] of tokens.entries()) {
+  for (const [i, { tok, fuzzy, particle, spans, also }] of tokens.entries()) {
     const value = isValue(tok);
     const vw = value ? W_VALUE : 1;
     const alts = new Map<string, Alt>();
@@ -171,6 +192,12 @@ export function parseQuery(query: string, index: Bm25fIndex, isWord?: (word: str
     if (before) put(before, W_COMPOUND);
     if (after) put(after, W_COMPOUND);
     for (const c of spans ?? []) put(c, W_COMPOUND);
+    // The other English words of a foreign word ("pago": payment, pay).
+    for (const other of also ?? []) {
+      words.push({ word: other, w: W_SYNONYM * vw });
+      const os = stem(other);
+      if (index.postings.has(os)) put(os, W_SYNONYM);
+    }
     // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
     // what the tool is about: it adds score where it matches but is not required.
     if (value) for (const a of alts.values()) a.w *= W_VALUE;

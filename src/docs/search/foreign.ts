@@ -1,0 +1,99 @@
+/**
+ * Requests in Spanish, Portuguese, French, German or Italian for tools described in English: a glossary
+ * of the words such requests are made of (src/docs/semantic/foreign-words.txt, written by hand for this
+ * project: the verbs, nouns and adjectives of software and everyday tasks, each with its English words,
+ * and the language's stop words, which map to nothing).
+ *
+ * A request is read as one of these languages when enough of its words are that language's glossary
+ * words and not English ones; then each such word stands for its English words (¿Puedes reembolsar el
+ * pago? -> refund payment) and the rest of the request is searched as it is. Words that are English too
+ * ("file", French for a queue) are never translated, and an English request is not read as another language.
+ */
+import { readFile } from "node:fs/promises";
+import { JS_HOST } from "../../host/process.ts";
+
+/** Fold case and accents: "Dirección" and "direccion" are one key. */
+export function foldWord(word: string): string {
+  return word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+/** At least this many words of a request must be one language's (and not English) for it to be read as that language. */
+const MIN_HITS = 2;
+
+export class ForeignWords {
+  /** Per language: folded word -> English words (empty: a stop word). */
+  readonly #langs = new Map<string, Map<string, string[]>>();
+
+  constructor(text: string) {
+    for (const line of text.split("\n")) {
+      if (line === "" || line.startsWith("#")) continue;
+      const [lang, word, english] = line.split("\t");
+      if (!lang || !word || english === undefined) continue;
+      let words = this.#langs.get(lang);
+      if (!words) this.#langs.set(lang, (words = new Map()));
+      const key = foldWord(word.trim());
+      const senses = english
+        .split(",")
+        .map((w) => w.trim())
+        .filter((w) => /^[a-z]+$/.test(w));
+      const cur = words.get(key);
+      if (!cur) words.set(key, senses);
+      else for (const s of senses) if (!cur.includes(s)) cur.push(s);
+    }
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const words of this.#langs.values()) n += words.size;
+    return n;
+  }
+
+  /**
+   * The language of a request's words (lowercase tokens), when at least two of them are that language's
+   * glossary words and not English words, and no fewer than its English words that are not that
+   * language's ("read a text file" has French words, "a" and "file", but they are English too).
+   */
+  language(tokens: readonly string[], isEnglish: (word: string) => boolean): string | undefined {
+    let best: string | undefined;
+    let bestHits = 0;
+    for (const [lang, words] of this.#langs) {
+      let hits = 0;
+      let english = 0;
+      for (const t of tokens) {
+        const known = words.has(foldWord(t));
+        if (isEnglish(t)) {
+          if (!known) english++;
+        } else if (known) hits++;
+      }
+      if (hits >= MIN_HITS && hits >= english && hits > bestHits) {
+        best = lang;
+        bestHits = hits;
+      }
+    }
+    return best;
+  }
+
+  /** The English words of `word` in `lang` (empty: a stop word), or undefined when the glossary does not have it. */
+  english(lang: string, word: string): readonly string[] | undefined {
+    return this.#langs.get(lang)?.get(foldWord(word));
+  }
+}
+
+let cached: ForeignWords | undefined;
+
+/** The glossary (read once; ~100 KB). */
+export async function loadForeignWords(): Promise<ForeignWords> {
+  if (cached) return cached;
+  // As han-lexicon.ts: a file import makes `bun build --compile` embed the file; Deno reads it beside this module.
+  const file =
+    JS_HOST === "deno"
+      ? new URL("../semantic/foreign-words.txt", import.meta.url)
+      : (await import("../semantic/foreign-words.txt", { with: { type: "file" } })).default;
+  cached ??= new ForeignWords(await readFile(file, "utf8"));
+  return cached;
+}
+
+/** The glossary if already read. */
+export function loadedForeignWords(): ForeignWords | undefined {
+  return cached;
+}

@@ -1,0 +1,69 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { createSearchIndex, type ToolDoc } from "../../src/docs/search.ts";
+import { ForeignWords, foldWord, loadForeignWords } from "../../src/docs/search/foreign.ts";
+
+const GLOSSARY = [
+  "# test glossary",
+  "es\tel\t",
+  "es\tpago\tpayment,pay",
+  "es\treembolsar\trefund",
+  "es\tdirección\taddress,direction",
+  "de\tdie\t",
+  "de\tlöschen\tdelete,remove",
+  "de\tdatei\tfile",
+].join("\n");
+
+describe("the glossary of requests in other languages", () => {
+  test("words are folded (case, accents) and a request's language needs enough of its words", () => {
+    const g = new ForeignWords(GLOSSARY);
+    expect(g.size).toBe(7);
+    expect(foldWord("Dirección")).toBe("direccion");
+    expect(g.english("es", "DIRECCION")).toEqual(["address", "direction"]);
+    expect(g.english("es", "el")).toEqual([]);
+    expect(g.english("de", "pago")).toBeUndefined();
+    const english = (w: string) => ["why", "did", "the", "process", "die", "a", "b", "c", "read", "file"].includes(w);
+    expect(g.language(["reembolsar", "el", "pago"], english)).toBe("es");
+    expect(g.language(["die", "datei", "löschen"], english)).toBe("de");
+    // Words that are English too are no evidence; fewer foreign words than English ones are not enough.
+    expect(g.language(["why", "did", "the", "process", "die"], english)).toBeUndefined();
+    expect(g.language(["el", "pago", "a", "b", "c"], english)).toBeUndefined();
+  });
+
+  test("malformed lines are skipped", () => {
+    const g = new ForeignWords("es\tsolo\nnot a line\n\tx\ty\nes\tok\tfine,Not Ascii,two words,x2\n");
+    expect(g.size).toBe(1);
+    expect(g.english("es", "ok")).toEqual(["fine"]);
+  });
+});
+
+describe("requests in Spanish, German, French... find tools described in English (the built-in glossary)", () => {
+  const docs: ToolDoc[] = [
+    { server: "pay", name: "create_refund", description: "Refund a charge to the customer." },
+    { server: "pay", name: "list_payments", description: "List payments." },
+    { server: "pay", name: "create_payment_link", description: "Create a payment link." },
+    { server: "fs", name: "delete_file", description: "Delete a file." },
+    { server: "fs", name: "read_file", description: "Read a file." },
+    { server: "maps", name: "elevation", description: "Elevation of a point above sea level." },
+    { server: "maps", name: "geocode", description: "Address to coordinates." },
+    { server: "mq", name: "queue_put", description: "Put a message on a queue." },
+  ];
+  beforeAll(async () => {
+    await loadForeignWords();
+  });
+
+  test("Spanish, German, French and Portuguese requests", () => {
+    const idx = createSearchIndex(docs, { wordVectors: null });
+    expect(idx.search("¿Puedes reembolsar el pago que hizo el cliente?")[0]!.name).toBe("create_refund");
+    expect(idx.search("Bitte lösche die Datei notes.txt")[0]!.name).toBe("delete_file");
+    expect(idx.search("supprime le fichier notes.txt s'il te plaît")[0]!.name).toBe("delete_file");
+    expect(idx.search("Qual é a altitude deste ponto acima do nível do mar?")[0]!.name).toBe("elevation");
+  });
+
+  test("an English request is searched as written", () => {
+    const idx = createSearchIndex(docs, { wordVectors: null });
+    expect(idx.search("read the file notes.txt")[0]!.name).toBe("read_file");
+    expect(idx.search("list the payments")[0]!.name).toBe("list_payments");
+    // "a" and "file" are French words too (has, queue): not translated.
+    expect(idx.search("write a file")[0]!.server).toBe("fs");
+  });
+});
