@@ -11,16 +11,21 @@ const GLOSSARY = [
   "de\tdie\t",
   "de\tlöschen\tdelete,remove",
   "de\tdatei\tfile",
+  "pt\tde\t",
+  "pt\tdê\tgive",
 ].join("\n");
 
 describe("the glossary of requests in other languages", () => {
   test("words are folded (case, accents) and a request's language needs enough of its words", () => {
     const g = new ForeignWords(GLOSSARY);
-    expect(g.size).toBe(7);
+    expect(g.size).toBe(9);
     expect(foldWord("Dirección")).toBe("direccion");
     expect(g.english("es", "DIRECCION")).toEqual(["address", "direction"]);
     expect(g.english("es", "el")).toEqual([]);
     expect(g.english("de", "pago")).toBeUndefined();
+    // Words that differ by their accents keep their own senses.
+    expect(g.english("pt", "de")).toEqual([]);
+    expect(g.english("pt", "dê")).toEqual(["give"]);
     const english = (w: string) => ["why", "did", "the", "process", "die", "a", "b", "c", "read", "file"].includes(w);
     expect(g.language(["reembolsar", "el", "pago"], english)).toBe("es");
     expect(g.language(["die", "datei", "löschen"], english)).toBe("de");

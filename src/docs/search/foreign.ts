@@ -12,7 +12,7 @@
 import { readFile } from "node:fs/promises";
 import { JS_HOST } from "../../host/process.ts";
 
-/** Fold case and accents: "Dirección" and "direccion" are one key. */
+/** Fold case and accents: "Dirección" and "direccion" are one key (when no other word folds to it). */
 export function foldWord(word: string): string {
   return word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
 }
@@ -21,8 +21,10 @@ export function foldWord(word: string): string {
 const MIN_HITS = 2;
 
 export class ForeignWords {
-  /** Per language: folded word -> English words (empty: a stop word). */
+  /** Per language: word as written (lower case) -> English words (empty: a stop word). */
   readonly #langs = new Map<string, Map<string, string[]>>();
+  /** Per language: word without its accents -> the same, for requests typed without them ("nivel" for "nível"). */
+  readonly #folded = new Map<string, Map<string, string[]>>();
 
   constructor(text: string) {
     for (const line of text.split("\n")) {
@@ -31,7 +33,7 @@ export class ForeignWords {
       if (!lang || !word || english === undefined) continue;
       let words = this.#langs.get(lang);
       if (!words) this.#langs.set(lang, (words = new Map()));
-      const key = foldWord(word.trim());
+      const key = word.trim().toLowerCase();
       const senses = english
         .split(",")
         .map((w) => w.trim())
@@ -39,6 +41,16 @@ export class ForeignWords {
       const cur = words.get(key);
       if (!cur) words.set(key, senses);
       else for (const s of senses) if (!cur.includes(s)) cur.push(s);
+    }
+    // Two words that differ only by their accents ("de" of, "dê" give) keep their own senses; without
+    // accents, the one written without them wins, else the first.
+    for (const [lang, words] of this.#langs) {
+      const folded = new Map<string, string[]>();
+      for (const [word, senses] of words) {
+        const f = foldWord(word);
+        if (!folded.has(f) || f === word) folded.set(f, senses);
+      }
+      this.#folded.set(lang, folded);
     }
   }
 
@@ -60,7 +72,7 @@ export class ForeignWords {
       let hits = 0;
       let english = 0;
       for (const t of tokens) {
-        const known = words.has(foldWord(t));
+        const known = words.has(t) || this.#folded.get(lang)!.has(foldWord(t));
         if (isEnglish(t)) {
           if (!known) english++;
         } else if (known) hits++;
@@ -75,7 +87,8 @@ export class ForeignWords {
 
   /** The English words of `word` in `lang` (empty: a stop word), or undefined when the glossary does not have it. */
   english(lang: string, word: string): readonly string[] | undefined {
-    return this.#langs.get(lang)?.get(foldWord(word));
+    const lower = word.toLowerCase();
+    return this.#langs.get(lang)?.get(lower) ?? this.#folded.get(lang)?.get(foldWord(lower));
   }
 }
 
