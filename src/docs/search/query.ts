@@ -10,6 +10,7 @@ import type { ForeignWords } from "./foreign.ts";
 import type { HanLexicon } from "./han-lexicon.ts";
 import { queryAction } from "./intent.ts";
 import { hasKatakana, loanwords } from "./katakana.ts";
+import { phrasalVerbs } from "./phrasal.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
 import { valueSpans } from "./values.ts";
 
@@ -30,6 +31,8 @@ const W_HAN_FIRST = 0.8;
 const W_HAN_OTHER = 0.5;
 /** A katakana loanword's closest English word of the tools (katakana.ts); the others at half that. */
 const W_LOANWORD = 0.8;
+/** What a phrasal verb means ("bring back": restore), beside the verb itself. */
+const W_PHRASAL = 0.9;
 /** Minimum stem length for prefix expansion. */
 const MIN_PREFIX = 4;
 /** Query words beyond this many are ignored (bounds the cost of pathological queries). */
@@ -74,8 +77,17 @@ export function parseQuery(
   const vocab = index.vocabulary;
   const groups: Group[] = [];
   const words: { word: string; w: number }[] = [];
-  const tokens: { tok: string; fuzzy?: { word: string; dist: number }[]; particle?: string; spans?: string[]; also?: readonly string[] }[] =
-    [];
+  const tokens: {
+    tok: string;
+    fuzzy?: { word: string; dist: number }[];
+    particle?: string;
+    spans?: string[];
+    also?: readonly string[];
+    /** What the word means with its particle ("bring ... back": restore). */
+    phrasal?: readonly string[];
+    /** A particle whose meaning its verb carries: not required ("power-off" still matches "turn off"). */
+    skip?: boolean;
+  }[] = [];
   const raw = tokenize(query);
   const valueWords = new Map<string, number>();
   const values = valueSpans(query);
@@ -123,6 +135,16 @@ export function parseQuery(
     if (parts) tokens.push({ tok: parts[0] }, { tok: parts[1] });
     else tokens.push({ tok, fuzzy });
   }
+  // A verb and its particle ("bring it back", "turn off"): the verb means what tools call it, and the
+  // particle is not required on its own.
+  if (!lang)
+    for (const { verb, particle, means } of phrasalVerbs(raw)) {
+      const v = at[verb];
+      if (v === undefined || v < 0) continue;
+      tokens[v]!.phrasal = means;
+      const p = at[particle];
+      if (p !== undefined && p >= 0) tokens[p]!.skip = true;
+    }
   // Adjacent words that form a known compound ("key vault" -> "keyvault").
   const compound = (c: string): string | undefined => {
     const cs = stem(c);
@@ -148,7 +170,7 @@ export function parseQuery(
       break;
     }
 
-  for (const [i, { tok, fuzzy, particle, spans, also }] of tokens.entries()) {
+  for (const [i, { tok, fuzzy, particle, spans, also, phrasal, skip }] of tokens.entries()) {
     const value = isValue(tok);
     const vw = value ? W_VALUE : 1;
     const alts = new Map<string, Alt>();
@@ -192,6 +214,11 @@ export function parseQuery(
     if (before) put(before, W_COMPOUND);
     if (after) put(after, W_COMPOUND);
     for (const c of spans ?? []) put(c, W_COMPOUND);
+    for (const m of phrasal ?? []) {
+      words.push({ word: m, w: W_PHRASAL * vw });
+      const ms = stem(m);
+      if (index.postings.has(ms)) put(ms, W_PHRASAL);
+    }
     // The other English words of a foreign word ("pago": payment, pay).
     for (const other of also ?? []) {
       words.push({ word: other, w: W_SYNONYM * vw });
@@ -201,7 +228,7 @@ export function parseQuery(
     // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
     // what the tool is about: it adds score where it matches but is not required.
     if (value) for (const a of alts.values()) a.w *= W_VALUE;
-    groups.push(makeGroup(index, [...alts.values()], value || /^\p{N}+$/u.test(tok)));
+    groups.push(makeGroup(index, [...alts.values()], value || skip === true || /^\p{N}+$/u.test(tok)));
     for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
   }
   // A Chinese word is one query word whose alternatives are its English senses; a sense of several words
