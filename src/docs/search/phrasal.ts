@@ -3,6 +3,8 @@
  * ("bring it back" restores, "turn off" disables, "tear down" deletes). Word matching sees "bring" and
  * "back", which no tool uses, and the word vectors average them into neither; this table says it.
  * General English, not phrasings of particular requests: each entry is the verb's everyday sense.
+ * Likewise a question that asks for a quantity names it without saying it: "how much" is a cost or a
+ * balance, "how far" a distance, "how high" an elevation.
  */
 import { STOP_WORDS, stem } from "./tokenize.ts";
 
@@ -108,6 +110,32 @@ export function phrasalVerbs(tokens: readonly string[]): PhrasalVerb[] {
       }
       if (!STOP_WORDS.has(tokens[j]!) && !BETWEEN.has(tokens[j]!)) break;
     }
+  }
+  return out;
+}
+
+/** "how much", "how far"...: the quantity the question asks for, in the words tools use for it. */
+const QUANTITIES: Record<string, string[]> = {
+  much: ["cost", "price", "balance", "amount", "total"],
+  many: ["count", "number", "total"],
+  far: ["distance"],
+  long: ["duration", "time", "distance"],
+  high: ["height", "elevation", "altitude"],
+  tall: ["height", "elevation", "altitude"],
+  big: ["size"],
+  large: ["size"],
+  old: ["age"],
+  fast: ["speed"],
+  often: ["frequency", "schedule"],
+};
+
+/** The quantities a request's tokens (lowercase, stop words included) ask for with "how ...". */
+export function askedQuantities(tokens: readonly string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    if (tokens[i] !== "how") continue;
+    const q = QUANTITIES[tokens[i + 1]!];
+    if (q) out.push(q);
   }
   return out;
 }

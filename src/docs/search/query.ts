@@ -10,7 +10,7 @@ import type { ForeignWords } from "./foreign.ts";
 import type { HanLexicon } from "./han-lexicon.ts";
 import { queryAction } from "./intent.ts";
 import { hasKatakana, loanwords } from "./katakana.ts";
-import { phrasalVerbs } from "./phrasal.ts";
+import { askedQuantities, phrasalVerbs } from "./phrasal.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
 import { valueSpans } from "./values.ts";
 
@@ -33,6 +33,8 @@ const W_HAN_OTHER = 0.5;
 const W_LOANWORD = 0.8;
 /** What a phrasal verb means ("bring back": restore), beside the verb itself. */
 const W_PHRASAL = 0.9;
+/** The quantity a "how much" / "how far" question asks for (optional). */
+const W_QUANTITY = 0.7;
 /** Minimum stem length for prefix expansion. */
 const MIN_PREFIX = 4;
 /** Query words beyond this many are ignored (bounds the cost of pathological queries). */
@@ -279,6 +281,20 @@ export function parseQuery(
         ),
       );
   }
+  // "how much", "how far": the quantity asked for adds score where a tool names it, and is not required.
+  if (!lang)
+    for (const q of askedQuantities(raw)) {
+      const alts = q.map(stem).filter((t) => index.postings.has(t));
+      for (const w of q) words.push({ word: w, w: W_QUANTITY });
+      if (alts.length > 0)
+        groups.push(
+          makeGroup(
+            index,
+            alts.map((term) => ({ term, w: W_QUANTITY, fallback: false, idf: 0 })),
+            true,
+          ),
+        );
+    }
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
   return { groups, words, unmatched, intent: queryAction(raw) };
