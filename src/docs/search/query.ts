@@ -33,7 +33,7 @@ const W_HAN_OTHER = 0.5;
 const W_LOANWORD = 0.8;
 /** What a phrasal verb means ("bring back": restore), beside the verb itself. */
 const W_PHRASAL = 0.9;
-/** The quantity a "how much" / "how far" question asks for (optional). */
+/** The quantity a "how much" / "how far" question asks for. */
 const W_QUANTITY = 0.7;
 /** Minimum stem length for prefix expansion. */
 const MIN_PREFIX = 4;
@@ -281,7 +281,7 @@ export function parseQuery(
         ),
       );
   }
-  // "how much", "how far": the quantity asked for adds score where a tool names it, and is not required.
+  // "how much", "how far": the quantity asked for is a word of the request (alternatives; none of them may be a tool's word).
   if (!lang)
     for (const q of askedQuantities(raw)) {
       const alts = q.map(stem).filter((t) => index.postings.has(t));
@@ -291,7 +291,7 @@ export function parseQuery(
           makeGroup(
             index,
             alts.map((term) => ({ term, w: W_QUANTITY, fallback: false, idf: 0 })),
-            true,
+            false,
           ),
         );
     }
