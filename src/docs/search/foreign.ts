@@ -14,8 +14,13 @@ import { JS_HOST } from "../../host/process.ts";
 
 /** Fold case and accents: "Dirección" and "direccion" are one key (when no other word folds to it). */
 export function foldWord(word: string): string {
-  return word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+  const lower = word.toLowerCase();
+  return ASCII.test(lower) ? lower : lower.normalize("NFD").replace(MARKS, "");
 }
+const ASCII = /^[\x00-\x7f]*$/;
+const MARKS = /\p{M}/gu;
+
+const ENGLISH_WORD = /^[a-z]+$/;
 
 /** At least this many words of a request must be one language's (and not English) for it to be read as that language. */
 const MIN_HITS = 2;
@@ -34,10 +39,8 @@ export class ForeignWords {
       let words = this.#langs.get(lang);
       if (!words) this.#langs.set(lang, (words = new Map()));
       const key = word.trim().toLowerCase();
-      const senses = english
-        .split(",")
-        .map((w) => w.trim())
-        .filter((w) => /^[a-z]+$/.test(w));
+      const senses: string[] = [];
+      if (english !== "") for (const w of english.split(",")) if (ENGLISH_WORD.test(w)) senses.push(w);
       const cur = words.get(key);
       if (!cur) words.set(key, senses);
       else for (const s of senses) if (!cur.includes(s)) cur.push(s);
@@ -94,7 +97,7 @@ export class ForeignWords {
 
 let cached: ForeignWords | undefined;
 
-/** The glossary (read once; ~100 KB). */
+/** The glossary (read once, on the first search: 300 KB, parsed in ~20-50 ms on a 2-core machine). */
 export async function loadForeignWords(): Promise<ForeignWords> {
   if (cached) return cached;
   // As han-lexicon.ts: a file import makes `bun build --compile` embed the file; Deno reads it beside this module.
