@@ -45,6 +45,7 @@ describe("values in a request", () => {
       ["203.0.113.7", "ip"],
       ["api.example.com", "domain|url|website|site"],
     ]);
+    expect(spans("house rules of airbnb.com/rooms/12345678?")).toEqual([["airbnb.com/rooms/12345678", "url|link"]]);
     expect(spans("what's the street address at 48.8584, 2.2945?")).toEqual([["48.8584, 2.2945", "latitude|longitude|coordinates"]]);
     // A host inside a URL or an e-mail address is part of it; a file name stays a file.
     expect(spans("mail bob@acme.io about https://x.org/a and main.rs")).toEqual([
