@@ -35,7 +35,7 @@ const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
   { re: /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])/gu, hints: ["ip"] },
   { re: /(?<![\w.])-?\d{1,3}\.\d{2,},\s?-?\d{1,3}\.\d{2,}(?![\w.])/gu, hints: ["latitude", "longitude", "coordinates"] },
   // A host and a path without the scheme ("airbnb.com/rooms/123"): a URL; a host alone: a domain or site.
-  { re: new RegExp(`(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})/[^\\s<>"'\`]*`, "giu"), hints: ["url", "link"] },
+  { re: new RegExp(`(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})/(?:[^\\s<>"'\`]*[^\\s<>"'\`.,;:!?)\\]])?`, "giu"), hints: ["url", "link"] },
   { re: new RegExp(`(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})(?![\\w.-])`, "giu"), hints: ["domain", "url", "website", "site"] },
 ];
 
