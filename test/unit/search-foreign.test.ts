@@ -51,6 +51,7 @@ describe("requests in Spanish, German, French... find tools described in English
     { server: "maps", name: "elevation", description: "Elevation of a point above sea level." },
     { server: "maps", name: "geocode", description: "Address to coordinates." },
     { server: "mq", name: "queue_put", description: "Put a message on a queue." },
+    { server: "pay", name: "retrieve_balance", description: "Retrieve the balance." },
   ];
   beforeAll(async () => {
     await loadForeignWords();
@@ -61,6 +62,8 @@ describe("requests in Spanish, German, French... find tools described in English
     expect(idx.search("¿Puedes reembolsar el pago que hizo el cliente?")[0]!.name).toBe("create_refund");
     expect(idx.search("Bitte lösche die Datei notes.txt")[0]!.name).toBe("delete_file");
     expect(idx.search("supprime le fichier notes.txt s'il te plaît")[0]!.name).toBe("delete_file");
+    // A question for a quantity, in the request's language: "cuánto" is "how much", a balance or a cost.
+    expect(idx.search("¿Cuánto dinero tenemos?")[0]!.name).toBe("retrieve_balance");
     expect(idx.search("Qual é a altitude deste ponto acima do nível do mar?")[0]!.name).toBe("elevation");
   });
 

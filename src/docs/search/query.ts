@@ -106,7 +106,9 @@ export function parseQuery(
   const isEnglish = (t: string) => STOP_WORDS.has(t) || (isWord ? isWord(t) : index.isKnown(t));
   const lang = foreign?.language(raw, isEnglish);
   for (const tok of raw) {
-    const english = lang && !isEnglish(tok) ? foreign!.english(lang, tok) : undefined;
+    const senses = lang && !isEnglish(tok) ? foreign!.english(lang, tok) : undefined;
+    // English stop words among the senses ("cuánto": how, much) are read as the English request's would be.
+    const english = senses?.filter((w) => !STOP_WORDS.has(w));
     if (english?.length === 0) {
       at.push(-1);
       continue;
@@ -281,20 +283,26 @@ export function parseQuery(
         ),
       );
   }
-  // "how much", "how far": the quantity asked for is a word of the request (alternatives; none of them may be a tool's word).
-  if (!lang)
-    for (const q of askedQuantities(raw)) {
-      const alts = q.map(stem).filter((t) => index.postings.has(t));
-      for (const w of q) words.push({ word: w, w: W_QUANTITY });
-      if (alts.length > 0)
-        groups.push(
-          makeGroup(
-            index,
-            alts.map((term) => ({ term, w: W_QUANTITY, fallback: false, idf: 0 })),
-            false,
-          ),
-        );
-    }
+  // "how much", "how far": the quantity asked for is a word of the request (alternatives; none of them
+  // may be a tool's word). A foreign request asks in its words' English ("cuánto" -> "how much").
+  const inEnglish = lang
+    ? raw.flatMap((t) => {
+        const e = isEnglish(t) ? undefined : foreign!.english(lang, t);
+        return e?.length ? e : [t];
+      })
+    : raw;
+  for (const q of askedQuantities(inEnglish)) {
+    const alts = q.map(stem).filter((t) => index.postings.has(t));
+    for (const w of q) words.push({ word: w, w: W_QUANTITY });
+    if (alts.length > 0)
+      groups.push(
+        makeGroup(
+          index,
+          alts.map((term) => ({ term, w: W_QUANTITY, fallback: false, idf: 0 })),
+          false,
+        ),
+      );
+  }
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
   return { groups, words, unmatched, intent: queryAction(raw) };
