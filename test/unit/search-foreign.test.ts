@@ -74,4 +74,15 @@ describe("requests in Spanish, German, French... find tools described in English
     // "a" and "file" are French words too (has, queue): not translated.
     expect(idx.search("write a file")[0]!.server).toBe("fs");
   });
+
+  test("what a foreign request asks to do counts as an English one's would (read or change)", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "notes", name: "get-comment", description: "A comment on a page." },
+        { server: "notes", name: "post-comment", description: "A comment on a page." },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("añade un comentario en la página")[0]!.name).toBe("post-comment");
+  });
 });

@@ -305,7 +305,7 @@ export function parseQuery(
   }
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
-  return { groups, words, unmatched, intent: queryAction(raw) };
+  return { groups, words, unmatched, intent: queryAction(inEnglish) };
 }
 
 function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {
