@@ -268,20 +268,24 @@ export function parseQuery(
         }
         if (alts.size > 0) groups.push(makeGroup(index, [...alts.values()], false));
       }
+  /** One required query word whose alternatives are `words` (those the tools use), each weighing `w`. */
+  const pushAlternatives = (words: readonly string[], w: number) => {
+    const alts = words.map(stem).filter((t) => index.postings.has(t));
+    if (alts.length > 0)
+      groups.push(
+        makeGroup(
+          index,
+          alts.map((term) => ({ term, w, fallback: false, idf: 0 })),
+          false,
+        ),
+      );
+  };
   const hinted = new Set<string>();
   for (const { hints } of values) {
     const key = hints.join(" ");
     if (hinted.has(key)) continue;
     hinted.add(key);
-    const alts = hints.map(stem).filter((h) => index.postings.has(h));
-    if (alts.length > 0)
-      groups.push(
-        makeGroup(
-          index,
-          alts.map((term) => ({ term, w: W_VALUE, fallback: false, idf: 0 })),
-          false,
-        ),
-      );
+    pushAlternatives(hints, W_VALUE);
   }
   // "how much", "how far": the quantity asked for is a word of the request (alternatives; none of them
   // may be a tool's word). A foreign request asks in its words' English ("cuánto" -> "how much").
@@ -292,16 +296,8 @@ export function parseQuery(
       })
     : raw;
   for (const q of askedQuantities(inEnglish)) {
-    const alts = q.map(stem).filter((t) => index.postings.has(t));
     for (const w of q) words.push({ word: w, w: W_QUANTITY });
-    if (alts.length > 0)
-      groups.push(
-        makeGroup(
-          index,
-          alts.map((term) => ({ term, w: W_QUANTITY, fallback: false, idf: 0 })),
-          false,
-        ),
-      );
+    pushAlternatives(q, W_QUANTITY);
   }
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
