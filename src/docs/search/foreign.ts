@@ -69,14 +69,17 @@ export class ForeignWords {
    * language's ("read a text file" has French words, "a" and "file", but they are English too).
    */
   language(tokens: readonly string[], isEnglish: (word: string) => boolean): string | undefined {
+    // Each word is judged and folded once, not once per language.
+    const words = tokens.map((t) => ({ t, english: isEnglish(t), folded: foldWord(t) }));
     let best: string | undefined;
     let bestHits = 0;
-    for (const [lang, words] of this.#langs) {
+    for (const [lang, glossary] of this.#langs) {
+      const folded = this.#folded.get(lang)!;
       let hits = 0;
       let english = 0;
-      for (const t of tokens) {
-        const known = words.has(t) || this.#folded.get(lang)!.has(foldWord(t));
-        if (isEnglish(t)) {
+      for (const w of words) {
+        const known = glossary.has(w.t) || folded.has(w.folded);
+        if (w.english) {
           if (!known) english++;
         } else if (known) hits++;
       }

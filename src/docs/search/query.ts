@@ -88,7 +88,7 @@ export function parseQuery(
     /** What the word means with its particle ("bring ... back": restore). */
     phrasal?: readonly string[];
     /** A particle whose meaning its verb carries: not required ("power-off" still matches "turn off"). */
-    skip?: boolean;
+    optional?: boolean;
   }[] = [];
   const raw = tokenize(query);
   const valueWords = new Map<string, number>();
@@ -105,8 +105,10 @@ export function parseQuery(
   // A request in Spanish, Portuguese, French, German or Italian: its glossary words stand for their English words.
   const isEnglish = (t: string) => STOP_WORDS.has(t) || (isWord ? isWord(t) : index.isKnown(t));
   const lang = foreign?.language(raw, isEnglish);
-  for (const tok of raw) {
-    const senses = lang && !isEnglish(tok) ? foreign!.english(lang, tok) : undefined;
+  // Each word's English, looked up once (for the words below and for the request's questions further down).
+  const sensesOf = lang ? raw.map((t) => (isEnglish(t) ? undefined : foreign!.english(lang, t))) : [];
+  for (const [i, tok] of raw.entries()) {
+    const senses = sensesOf[i];
     // English stop words among the senses ("cuánto": how, much) are read as the English request's would be.
     const english = senses?.filter((w) => !STOP_WORDS.has(w));
     if (english?.length === 0) {
@@ -147,7 +149,7 @@ export function parseQuery(
       if (v === undefined || v < 0) continue;
       tokens[v]!.phrasal = means;
       const p = at[particle];
-      if (p !== undefined && p >= 0) tokens[p]!.skip = true;
+      if (p !== undefined && p >= 0) tokens[p]!.optional = true;
     }
   // Adjacent words that form a known compound ("key vault" -> "keyvault").
   const compound = (c: string): string | undefined => {
@@ -174,7 +176,7 @@ export function parseQuery(
       break;
     }
 
-  for (const [i, { tok, fuzzy, particle, spans, also, phrasal, skip }] of tokens.entries()) {
+  for (const [i, { tok, fuzzy, particle, spans, also, phrasal, optional }] of tokens.entries()) {
     const value = isValue(tok);
     const vw = value ? W_VALUE : 1;
     const alts = new Map<string, Alt>();
@@ -218,21 +220,22 @@ export function parseQuery(
     if (before) put(before, W_COMPOUND);
     if (after) put(after, W_COMPOUND);
     for (const c of spans ?? []) put(c, W_COMPOUND);
-    for (const m of phrasal ?? []) {
-      words.push({ word: m, w: W_PHRASAL * vw });
-      const ms = stem(m);
-      if (index.postings.has(ms)) put(ms, W_PHRASAL);
-    }
-    // The other English words of a foreign word ("pago": payment, pay).
-    for (const other of also ?? []) {
-      words.push({ word: other, w: W_SYNONYM * vw });
-      const os = stem(other);
-      if (index.postings.has(os)) put(os, W_SYNONYM);
-    }
+    /** Other words for this one, at weight `w`: the meaning ranking weighs them, and those the tools use are alternatives. */
+    const putOthers = (others: readonly string[] | undefined, w: number) => {
+      for (const other of others ?? []) {
+        words.push({ word: other, w: w * vw });
+        const os = stem(other);
+        if (index.postings.has(os)) put(os, w);
+      }
+    };
+    // What the word means with its particle ("bring back": restore); the other English words of a foreign
+    // word ("pago": payment, pay).
+    putOthers(phrasal, W_PHRASAL);
+    putOthers(also, W_SYNONYM);
     // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
     // what the tool is about: it adds score where it matches but is not required.
     if (value) for (const a of alts.values()) a.w *= W_VALUE;
-    groups.push(makeGroup(index, [...alts.values()], value || skip === true || /^\p{N}+$/u.test(tok)));
+    groups.push(makeGroup(index, [...alts.values()], value || optional === true || /^\p{N}+$/u.test(tok)));
     for (const extra of extraGroups) groups.push(makeGroup(index, extra, true));
   }
   // A Chinese word is one query word whose alternatives are its English senses; a sense of several words
@@ -289,12 +292,7 @@ export function parseQuery(
   }
   // "how much", "how far": the quantity asked for is a word of the request (alternatives; none of them
   // may be a tool's word). A foreign request asks in its words' English ("cuánto" -> "how much").
-  const inEnglish = lang
-    ? raw.flatMap((t) => {
-        const e = isEnglish(t) ? undefined : foreign!.english(lang, t);
-        return e?.length ? e : [t];
-      })
-    : raw;
+  const inEnglish = lang ? raw.flatMap((t, i) => (sensesOf[i]?.length ? sensesOf[i]! : [t])) : raw;
   for (const q of askedQuantities(inEnglish)) {
     for (const w of q) words.push({ word: w, w: W_QUANTITY });
     pushAlternatives(q, W_QUANTITY);
