@@ -20,6 +20,9 @@ const EXTENSIONS =
 /** Top-level domains a bare host name ends with ("api.example.com", "docs.rs"): common ones only, so file names stay files. */
 const TLDS = "com|org|net|io|dev|app|ai|co|gov|edu|info|xyz|cloud|tech|sh|rs|me|us|uk|de|fr|eu|ca|au|in|jp|cn|nl|es|it|ch|se|no|br|ru";
 
+/** A host name: words and dots ending in one of TLDS, not inside a longer name, an address or a path. */
+const HOST = `(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})`;
+
 const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
   { re: /\bhttps?:\/\/[^\s<>"'`]+/giu, hints: ["url", "link"] },
   { re: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, hints: ["email"] },
@@ -35,8 +38,8 @@ const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
   { re: /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])/gu, hints: ["ip"] },
   { re: /(?<![\w.])-?\d{1,3}\.\d{2,},\s?-?\d{1,3}\.\d{2,}(?![\w.])/gu, hints: ["latitude", "longitude", "coordinates"] },
   // A host and a path without the scheme ("airbnb.com/rooms/123"): a URL; a host alone: a domain or site.
-  { re: new RegExp(`(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})/(?:[^\\s<>"'\`]*[^\\s<>"'\`.,;:!?)\\]])?`, "giu"), hints: ["url", "link"] },
-  { re: new RegExp(`(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})(?![\\w.-])`, "giu"), hints: ["domain", "url", "website", "site"] },
+  { re: new RegExp(`${HOST}/(?:[^\\s<>"'\`]*[^\\s<>"'\`.,;:!?)\\]])?`, "giu"), hints: ["url", "link"] },
+  { re: new RegExp(`${HOST}(?![\\w.-])`, "giu"), hints: ["domain", "url", "website", "site"] },
 ];
 
 /** Quoted text is something to pass (a message, a search, a name): its words say what, not what to do. */
