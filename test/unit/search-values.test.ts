@@ -62,6 +62,17 @@ describe("values in a request", () => {
     expect(spans("I don't know what it's doing")).toEqual([]);
   });
 
+  test("a SQL statement is one value, to its line's end or its ';'; English that reads like SQL is not", () => {
+    expect(spans("read only pls: SELECT count(*) FROM orders WHERE created_at > now() - interval '1 day'")).toEqual([
+      ["SELECT count(*) FROM orders WHERE created_at > now() - interval '1 day'", "sql|query"],
+    ]);
+    expect(spans("run select * from users where id = 3; then tell me")).toEqual([["select * from users where id = 3;", "sql|query"]]);
+    expect(spans("try select id, name from customers")).toEqual([["select id, name from customers", "sql|query"]]);
+    expect(spans("UPDATE users SET plan = 'pro' WHERE id = 7")).toEqual([["UPDATE users SET plan = 'pro' WHERE id = 7", "sql|query"]]);
+    expect(spans("select the first row from the table")).toEqual([]);
+    expect(spans("delete from the list the old items")).toEqual([]);
+  });
+
   test("a long hostile request is looked at only in its first 2,000 characters", () => {
     const spans = valueSpans(`${"~/a".repeat(50_000)} #late`);
     expect(spans.some((v) => v.span === "#late")).toBe(false);

@@ -3,7 +3,7 @@
  * file name ("rename report.txt to final.txt"), a path, a URL, a piece of code ("run print(sum(range(101)))"),
  * a chat channel ("#releases"), an @mention, an emoji shortcode (":tada:"), a host and port
  * ("localhost:3000"), an e-mail address, an IP address, a latitude and longitude, a bare host name
- * ("docs.example.com"), quoted text. Their words add a little score where a tool mentions them but
+ * ("docs.example.com"), a SQL statement, quoted text. Their words add a little score where a tool mentions them but
  * are not required (query.ts), and each shape says what kind of thing the request passes: a word the
  * tools use for it ("file", "url", "code", "channel", ...), which query.ts adds to the request.
  */
@@ -23,7 +23,16 @@ const TLDS = "com|org|net|io|dev|app|ai|co|gov|edu|info|xyz|cloud|tech|sh|rs|me|
 /** A host name: words and dots ending in one of TLDS, not inside a longer name, an address or a path. */
 const HOST = `(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})`;
 
+/**
+ * A SQL statement, to the end of its line or its ";": keywords in capitals ("SELECT count(*) FROM orders
+ * WHERE ..."), or in lower case where only SQL reads so ("select * from", "select count(", "delete from x
+ * where"): "select the first row from the table" stays a request.
+ */
+const SQL =
+  /\b(?:SELECT\s[^\n;]*?\bFROM|INSERT\s+INTO|UPDATE\s+[\w."]+\s+SET|DELETE\s+FROM|(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|VIEW)|WITH\s+\w+\s+AS\s*\(|select\s+(?:\*|count\(|distinct\s|[\w.]+\s*,\s*[\w.]+\s+from\b)|delete\s+from\s+[\w."]+\s+where|insert\s+into\s+[\w."]+\s*(?:\(|values\b))[^\n;]*;?/gu;
+
 const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
+  { re: SQL, hints: ["sql", "query"] },
   { re: /\bhttps?:\/\/[^\s<>"'`]+/giu, hints: ["url", "link"] },
   { re: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, hints: ["email"] },
   { re: new RegExp(`(?<![\\w.])[\\w~/-]*[\\w-]\\.(?:${EXTENSIONS})(?![\\w.])`, "giu"), hints: ["file"] },
