@@ -34,6 +34,19 @@ describe("the glossary of requests in other languages", () => {
     expect(g.language(["el", "pago", "a", "b", "c"], english)).toBeUndefined();
   });
 
+  test("a pronoun written onto a verb, and articles English knows only in names, say the language", () => {
+    const g = new ForeignWords(["es\tlos\t", "es\tdel\t", "es\tmuestra\tshow", "es\tborrar\tdelete", "it\tmostra\tshow"].join("\n"));
+    expect(g.english("es", "Muéstrame")).toEqual(["show"]);
+    expect(g.english("es", "borrarlos")).toEqual(["delete"]);
+    expect(g.english("it", "mostrami")).toEqual(["show"]);
+    // The pronoun comes off only where a verb of the glossary is left.
+    expect(g.english("es", "me")).toBeUndefined();
+    // "los" and "del" are English words to the word list (Los Angeles, Del Mar), but not English articles.
+    const english = (w: string) => ["los", "del", "pods", "namespace", "staging", "the"].includes(w);
+    expect(g.language(["muéstrame", "los", "pods", "del", "namespace", "staging"], english)).toBe("es");
+    expect(g.language(["show", "the", "pods", "del", "namespace"], english)).toBeUndefined();
+  });
+
   test("malformed lines are skipped", () => {
     const g = new ForeignWords("es\tsolo\nnot a line\n\tx\ty\nes\tok\tfine,Not Ascii,two words,x2\n");
     expect(g.size).toBe(1);
@@ -65,6 +78,8 @@ describe("requests in Spanish, German, French... find tools described in English
     // A question for a quantity, in the request's language: "cuánto" is "how much", a balance or a cost.
     expect(idx.search("¿Cuánto dinero tenemos?")[0]!.name).toBe("retrieve_balance");
     expect(idx.search("Qual é a altitude deste ponto acima do nível do mar?")[0]!.name).toBe("elevation");
+    // Pronouns on the verb ("muéstramelos": show them to me), in the glossary or not.
+    expect(idx.search("Muéstramelos, los ficheros notes.txt y todo.txt")[0]!.name).toBe("read_file");
   });
 
   test("an English request is searched as written", () => {

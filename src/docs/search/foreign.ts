@@ -11,6 +11,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { JS_HOST } from "../../host/process.ts";
+import { STOP_WORDS } from "./tokenize.ts";
 
 /** Fold case and accents: "Dirección" and "direccion" are one key (when no other word folds to it). */
 export function foldWord(word: string): string {
@@ -21,6 +22,16 @@ const ASCII = /^[\x00-\x7f]*$/;
 const MARKS = /\p{M}/gu;
 
 const ENGLISH_WORD = /^[a-z]+$/;
+
+/**
+ * Pronouns Spanish and Italian write onto a verb ("muéstrame" show me, "envíalo" send it, "mostrami"):
+ * a word the glossary lacks is looked up without them (and without the accent they add), longest first.
+ */
+const ENCLITICS: Record<string, readonly string[]> = {
+  es: "selas selos sela selo melas melos mela melo nosla noslo telo tela nos los las les me te se lo la le".split(" "),
+  it: "glielo gliela glieli gliele melo mela meli mele gli mi ti ci vi si lo la li le ne".split(" "),
+};
+const MIN_STEM = 3;
 
 /** At least this many words of a request must be one language's (and not English) for it to be read as that language. */
 const MIN_HITS = 2;
@@ -78,10 +89,12 @@ export class ForeignWords {
       let hits = 0;
       let english = 0;
       for (const w of words) {
-        const known = glossary.has(w.t) || folded.has(w.folded);
+        const senses = glossary.get(w.t) ?? folded.get(w.folded) ?? withoutPronoun(lang, folded, w.folded);
         if (w.english) {
-          if (!known) english++;
-        } else if (known) hits++;
+          // An article or preposition English knows only in names ("los", "del", "die") still says the language.
+          if (senses === undefined) english++;
+          else if (senses.length === 0 && !STOP_WORDS.has(w.t)) hits++;
+        } else if (senses !== undefined) hits++;
       }
       if (hits >= MIN_HITS && hits >= english && hits > bestHits) {
         best = lang;
@@ -94,8 +107,21 @@ export class ForeignWords {
   /** The English words of `word` in `lang` (empty: a stop word), or undefined when the glossary does not have it. */
   english(lang: string, word: string): readonly string[] | undefined {
     const lower = word.toLowerCase();
-    return this.#langs.get(lang)?.get(lower) ?? this.#folded.get(lang)?.get(foldWord(lower));
+    const folded = this.#folded.get(lang);
+    if (!folded) return undefined;
+    const f = foldWord(lower);
+    return this.#langs.get(lang)!.get(lower) ?? folded.get(f) ?? withoutPronoun(lang, folded, f);
   }
+}
+
+/** The senses of a verb with a pronoun attached (`word` folded), when the verb alone is in the glossary and means something. */
+function withoutPronoun(lang: string, folded: Map<string, string[]>, word: string): string[] | undefined {
+  for (const p of ENCLITICS[lang] ?? []) {
+    if (word.length - p.length < MIN_STEM || !word.endsWith(p)) continue;
+    const senses = folded.get(word.slice(0, -p.length));
+    if (senses !== undefined && senses.length > 0) return senses;
+  }
+  return undefined;
 }
 
 let cached: ForeignWords | undefined;

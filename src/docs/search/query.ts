@@ -106,7 +106,13 @@ export function parseQuery(
   const isEnglish = (t: string) => STOP_WORDS.has(t) || (isWord ? isWord(t) : index.isKnown(t));
   const lang = foreign?.language(raw, isEnglish);
   // Each word's English, looked up once (for the words below and for the request's questions further down).
-  const sensesOf = lang ? raw.map((t) => (isEnglish(t) ? undefined : foreign!.english(lang, t))) : [];
+  // A word English has too keeps its meaning, unless it is the language's article or preposition ("los", "del").
+  const sensesOf = lang
+    ? raw.map((t) => {
+        const senses = foreign!.english(lang, t);
+        return !isEnglish(t) || (senses?.length === 0 && !STOP_WORDS.has(t)) ? senses : undefined;
+      })
+    : [];
   for (const [i, tok] of raw.entries()) {
     const senses = sensesOf[i];
     // English stop words among the senses ("cuánto": how, much) are read as the English request's would be.
