@@ -11,6 +11,7 @@ import type { HanLexicon } from "./han-lexicon.ts";
 import { queryAction } from "./intent.ts";
 import { hasKatakana, loanwords } from "./katakana.ts";
 import { askedQuantities, phrasalVerbs } from "./phrasal.ts";
+import { thesaurus } from "./thesaurus.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
 import { valueSpans } from "./values.ts";
 
@@ -33,6 +34,8 @@ const W_HAN_OTHER = 0.5;
 const W_LOANWORD = 0.8;
 /** What a phrasal verb means ("bring back": restore), beside the verb itself. */
 const W_PHRASAL = 0.9;
+/** The other phrases of a thesaurus group (thesaurus.ts: "popup" -> dialog, modal, alert); 0.5-0.9 alike on the development files. */
+const W_THESAURUS = 0.7;
 /** The quantity a "how much" / "how far" question asks for. */
 const W_QUANTITY = 0.7;
 /** Minimum stem length for prefix expansion. */
@@ -89,6 +92,8 @@ export function parseQuery(
     phrasal?: readonly string[];
     /** A particle whose meaning its verb carries: not required ("power-off" still matches "turn off"). */
     optional?: boolean;
+    /** The other phrases of the thesaurus groups of the phrase this word begins (thesaurus.ts). */
+    related?: string[][];
   }[] = [];
   const raw = tokenize(query);
   const valueWords = new Map<string, number>();
@@ -157,6 +162,15 @@ export function parseQuery(
       const p = at[particle];
       if (p !== undefined && p >= 0) tokens[p]!.optional = true;
     }
+  // A phrase of the thesaurus with a word the tools do not use ("popup", "xhr", "get rid of"): its first word
+  // stands also for the other phrases of its groups. A phrase of words the tools all use is searched as
+  // written ("last modified" would bring in "updated", and the tools that update); "how tall", "how many"
+  // are asked quantities (below).
+  for (const { start, end, others } of thesaurus().matches(raw)) {
+    const words = at.slice(start, end).filter((x) => x >= 0);
+    if (words.length === 0 || raw[start] === "how" || words.every((w) => tokens[w]!.fuzzy === undefined)) continue;
+    (tokens[words[0]!]!.related ??= []).push(...others);
+  }
   // Adjacent words that form a known compound ("key vault" -> "keyvault").
   const compound = (c: string): string | undefined => {
     const cs = stem(c);
@@ -182,7 +196,7 @@ export function parseQuery(
       break;
     }
 
-  for (const [i, { tok, fuzzy, particle, spans, also, phrasal, optional }] of tokens.entries()) {
+  for (const [i, { tok, fuzzy, particle, spans, also, phrasal, optional, related }] of tokens.entries()) {
     const value = isValue(tok);
     const vw = value ? W_VALUE : 1;
     const alts = new Map<string, Alt>();
@@ -213,7 +227,7 @@ export function parseQuery(
       put(bs, base.w);
       if (base.word !== bs && index.postings.has(base.word)) put(base.word, base.w);
       if (bs.length >= MIN_PREFIX) for (const p of vocab.prefixMatches(bs)) put(p, base.w * W_PREFIX, true);
-      for (const syn of index.synonyms.get(bs) ?? []) {
+      for (const syn of value ? [] : (index.synonyms.get(bs) ?? [])) {
         put(syn[0]!, base.w * W_SYNONYM);
         // Phrase alternative ("pr" -> "pull request"): the remaining words become optional groups.
         for (const extra of syn.slice(1)) extraGroups.push([{ term: extra, w: base.w * W_SYNONYM, fallback: false, idf: 0 }]);
@@ -238,6 +252,18 @@ export function parseQuery(
     // word ("pago": payment, pay).
     putOthers(phrasal, W_PHRASAL);
     putOthers(also, W_SYNONYM);
+    // The thesaurus's other phrases: a word the tools use stands for its phrase, a phrase's last word (its
+    // head: "network request") for the phrase, the phrase's other words optional. They never set the word's
+    // shared idf (a common word of a group does not make the request's own word weigh less).
+    for (const phrase of value ? [] : (related ?? [])) {
+      for (const word of phrase) words.push({ word, w: (W_THESAURUS / phrase.length) * vw });
+      const head = stem(phrase[phrase.length - 1]!);
+      if (index.postings.has(head)) put(head, W_THESAURUS, true);
+      for (const other of phrase.slice(0, -1)) {
+        const st = stem(other);
+        if (index.postings.has(st)) extraGroups.push([{ term: st, w: W_THESAURUS * W_SYNONYM, fallback: false, idf: 0 }]);
+      }
+    }
     // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
     // what the tool is about: it adds score where it matches but is not required.
     if (value) for (const a of alts.values()) a.w *= W_VALUE;
@@ -305,7 +331,15 @@ export function parseQuery(
   }
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
-  return { groups, words, unmatched, intent: queryAction(inEnglish) };
+  // What the request asks to do is in its own words, not in the values it passes ("accept the 'Delete item?' popup").
+  const passed = new Map<string, number>();
+  for (const v of values) for (const t of tokenize(v.span)) passed.set(t, (passed.get(t) ?? 0) + 1);
+  const own = inEnglish.filter((t) => {
+    const left = passed.get(t) ?? 0;
+    if (left > 0) passed.set(t, left - 1);
+    return left === 0;
+  });
+  return { groups, words, unmatched, intent: queryAction(own) };
 }
 
 function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {
