@@ -249,6 +249,9 @@ describe("createSearchIndex basics", () => {
     expect(idx.search("which droplets do I have")[0]!.name).toBe("droplet-get");
     expect(idx.search("droplet")[0]!.name).toBe("droplet-delete");
     expect(idx.search("delete the droplet")[0]!.name).toBe("droplet-delete");
+    // "give me", "tell us": to be told something.
+    expect(idx.search("give me the droplet")[0]!.name).toBe("droplet-get");
+    expect(idx.search("tell us about the droplet")[0]!.name).toBe("droplet-get");
   });
 
   test("a request that only changes things prefers a tool that changes over one that reads", () => {

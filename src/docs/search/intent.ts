@@ -20,6 +20,9 @@ const WRITE_VERBS = (
 /** Question words: a request that asks something wants to read. */
 const QUESTION_WORDS = new Set("what which who whose how where when is are does do have has exist exists".split(" "));
 
+/** Verbs that read when said to the speaker ("give me the value", "tell us which"). */
+const ASKING_VERBS = new Set(["give", "tell"]);
+
 const ACTION_OF = new Map<string, number>();
 for (const v of READ_VERBS) ACTION_OF.set(stem(v), ACTION_READ);
 for (const v of WRITE_VERBS) ACTION_OF.set(stem(v), ACTION_WRITE);
@@ -40,7 +43,12 @@ export function toolAction(nameTokens: readonly string[]): number {
 export function queryAction(queryTokens: readonly string[]): number {
   let read = false;
   let write = false;
-  for (const t of queryTokens) {
+  for (const [i, t] of queryTokens.entries()) {
+    // "give me", "tell us": a request to be told something.
+    if (ASKING_VERBS.has(t) && (queryTokens[i + 1] === "me" || queryTokens[i + 1] === "us")) {
+      read = true;
+      continue;
+    }
     const a = ACTION_OF.get(stem(t));
     if (a === ACTION_WRITE) write = true;
     else if (a === ACTION_READ || QUESTION_WORDS.has(t)) read = true;
