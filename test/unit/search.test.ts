@@ -752,6 +752,15 @@ describe("requests in Chinese for tools described in English (CC-CEDICT word lis
     expect(withEnglish.search("turn an address into coordinates")[0]!.name).toBe("maps_geo");
     // The Chinese text is still indexed as it is.
     expect(withEnglish.search("天气")[0]!.name).toBe("maps_weather");
+    // What a Chinese (or kanji) word asks to do counts as its English would: 查看 (look over, check) reads.
+    const droplets = createSearchIndex(
+      [
+        { server: "do", name: "droplet-delete", description: "A droplet." },
+        { server: "do", name: "droplet-get", description: "A droplet." },
+      ],
+      { wordVectors: null, han },
+    );
+    expect(droplets.search("查看 droplet")[0]!.name).toBe("droplet-get");
     // Without the word list, nothing in these descriptions is English (the names are: "cycling" finds maps_bicycling by its name).
     expect(createSearchIndex(docs, { wordVectors: null, han: null }).search("turn an address into coordinates")).toEqual([]);
   });

@@ -272,7 +272,10 @@ export function parseQuery(
   }
   // A Chinese word is one query word whose alternatives are its English senses; a sense of several words
   // ("pie chart") puts its last word among them and the others in optional groups.
+  /** The first English sense of each Chinese word: what a Chinese (or kanji) request asks to do is in them ("删除": delete). */
+  const hanEnglish: string[] = [];
   for (const { senses } of han?.words(query) ?? []) {
+    for (const sense of senses) hanEnglish.push(...sense);
     const alts = new Map<string, Alt>();
     const extras: Alt[][] = [];
     for (const [k, sense] of senses.entries()) {
@@ -339,7 +342,7 @@ export function parseQuery(
     if (left > 0) passed.set(t, left - 1);
     return left === 0;
   });
-  return { groups, words, unmatched, intent: queryAction(own) };
+  return { groups, words, unmatched, intent: queryAction([...own, ...hanEnglish]) };
 }
 
 function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {
