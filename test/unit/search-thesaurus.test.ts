@@ -49,8 +49,6 @@ describe("requests in everyday words find tools named in the API's words (the bu
     { server: "browser", name: "network_requests", description: "List the network requests since the page loaded." },
     { server: "browser", name: "console_messages", description: "List the console messages of the page." },
     { server: "shop", name: "delete_item", description: "Delete an item from the catalog." },
-    { server: "fs", name: "get_file_info", description: "Size and modification time of a file." },
-    { server: "fs", name: "update_file", description: "Update the text of a file." },
   ];
   const idx = createSearchIndex(docs, { wordVectors: null });
   const top = (q: string) => idx.search(q)[0]?.name;
