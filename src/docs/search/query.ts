@@ -13,7 +13,7 @@ import { hasKatakana, loanwords } from "./katakana.ts";
 import { askedQuantities, phrasalVerbs } from "./phrasal.ts";
 import { thesaurus } from "./thesaurus.ts";
 import { STOP_WORDS, stem, tokenize } from "./tokenize.ts";
-import { valueSpans } from "./values.ts";
+import { type ValueShape, valueSpans } from "./values.ts";
 
 const W_SYNONYM = 0.5;
 const W_PREFIX = 0.45;
@@ -96,15 +96,8 @@ export function parseQuery(
     related?: string[][];
   }[] = [];
   const raw = tokenize(query);
-  const valueWords = new Map<string, number>();
   const values = valueSpans(query);
-  for (const v of values) for (const t of tokenize(v.span)) valueWords.set(t, (valueWords.get(t) ?? 0) + 1);
-  /** Whether this occurrence of `tok` is a word of a value (each value word counts once). */
-  const isValue = (tok: string): boolean => {
-    const left = valueWords.get(tok) ?? 0;
-    if (left > 0) valueWords.set(tok, left - 1);
-    return left > 0;
-  };
+  const isValue = valueWordCounter(values);
   /** For each query word, the index of its entry in `tokens` (-1: a stop word, -2: beyond the cap). */
   const at: number[] = [];
   // A request in Spanish, Portuguese, French, German or Italian: its glossary words stand for their English words.
@@ -252,9 +245,9 @@ export function parseQuery(
     // word ("pago": payment, pay).
     putOthers(phrasal, W_PHRASAL);
     putOthers(also, W_SYNONYM);
-    // The thesaurus's other phrases: a word the tools use stands for its phrase, a phrase's last word (its
-    // head: "network request") for the phrase, the phrase's other words optional. They never set the word's
-    // shared idf (a common word of a group does not make the request's own word weigh less).
+    // The thesaurus's other phrases, each by its head word (its last: "network request" -> request) as an
+    // alternative of this word, its other words as optional words. They never set the word's shared idf (a
+    // common word of a group does not make the request's own word weigh less).
     for (const phrase of value ? [] : (related ?? [])) {
       for (const word of phrase) words.push({ word, w: (W_THESAURUS / phrase.length) * vw });
       const head = stem(phrase[phrase.length - 1]!);
@@ -272,7 +265,7 @@ export function parseQuery(
   }
   // A Chinese word is one query word whose alternatives are its English senses; a sense of several words
   // ("pie chart") puts its last word among them and the others in optional groups.
-  /** The first English sense of each Chinese word: what a Chinese (or kanji) request asks to do is in them ("删除": delete). */
+  /** The English senses of each Chinese word: what a Chinese (or kanji) request asks to do is in them ("删除": delete). */
   const hanEnglish: string[] = [];
   for (const { senses } of han?.words(query) ?? []) {
     for (const sense of senses) hanEnglish.push(...sense);
@@ -335,14 +328,20 @@ export function parseQuery(
   for (const c of ownCompounds) groups.push(makeGroup(index, [{ term: c, w: W_COMPOUND, fallback: false, idf: 0 }], false));
   const unmatched = tokens.length ? tokens.filter((t) => t.fuzzy !== undefined && t.fuzzy.length === 0).length / tokens.length : 0;
   // What the request asks to do is in its own words, not in the values it passes ("accept the 'Delete item?' popup").
-  const passed = new Map<string, number>();
-  for (const v of values) for (const t of tokenize(v.span)) passed.set(t, (passed.get(t) ?? 0) + 1);
-  const own = inEnglish.filter((t) => {
-    const left = passed.get(t) ?? 0;
-    if (left > 0) passed.set(t, left - 1);
-    return left === 0;
-  });
+  const passed = valueWordCounter(values);
+  const own = inEnglish.filter((t) => !passed(t));
   return { groups, words, unmatched, intent: queryAction([...own, ...hanEnglish]) };
+}
+
+/** Whether an occurrence of a word is one of the values' words (each value word counts once, in request order). */
+function valueWordCounter(values: readonly ValueShape[]): (tok: string) => boolean {
+  const left = new Map<string, number>();
+  for (const v of values) for (const t of tokenize(v.span)) left.set(t, (left.get(t) ?? 0) + 1);
+  return (tok) => {
+    const n = left.get(tok) ?? 0;
+    if (n > 0) left.set(tok, n - 1);
+    return n > 0;
+  };
 }
 
 function makeGroup(index: Bm25fIndex, alts: Alt[], optional: boolean): Group {

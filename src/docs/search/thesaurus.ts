@@ -35,30 +35,26 @@ export class Thesaurus {
   constructor(text: string) {
     for (const line of text.split("\n")) {
       if (line.trim() === "" || line.startsWith("#")) continue;
-      const group: { key: string; words: string[] }[] = [];
-      const g = this.#groups.length;
+      const group: { key: string; words: string[]; first: string; length: number }[] = [];
       for (const phrase of line.split(",")) {
         const toks = tokenize(phrase);
         const words = toks.filter((t) => !STOP_WORDS.has(t));
+        if (words.length === 0 || toks.length > MAX_PHRASE) continue;
         // A verb with its particle ("sign off", "spin up") is headed by the verb: last, as a noun phrase's head is.
         if (words.length > 1 && PARTICLES.has(words[words.length - 1]!)) words.push(words.shift()!);
-        if (words.length === 0 || toks.length > MAX_PHRASE) continue;
         const stems = toks.map(stem);
         const key = stems.join(" ");
-        if (group.some((p) => p.key === key)) continue;
-        group.push({ key, words });
+        if (!group.some((p) => p.key === key)) group.push({ key, words, first: stems[0]!, length: stems.length });
+      }
+      if (group.length < 2) continue;
+      const g = this.#groups.length;
+      this.#groups.push(group.map(({ key, words }) => ({ key, words })));
+      for (const { key, first, length } of group) {
         const groups = this.#phrases.get(key);
         if (!groups) this.#phrases.set(key, [g]);
         else if (!groups.includes(g)) groups.push(g);
-        this.#longest.set(stems[0]!, Math.max(this.#longest.get(stems[0]!) ?? 0, stems.length));
+        this.#longest.set(first, Math.max(this.#longest.get(first) ?? 0, length));
       }
-      if (group.length >= 2) this.#groups.push(group);
-      else
-        for (const p of group) {
-          const groups = this.#phrases.get(p.key)!;
-          groups.splice(groups.indexOf(g), 1);
-          if (groups.length === 0) this.#phrases.delete(p.key);
-        }
     }
   }
 
