@@ -84,12 +84,11 @@ export class ForeignWords {
     const words = tokens.map((t) => ({ t, english: isEnglish(t), folded: foldWord(t) }));
     let best: string | undefined;
     let bestHits = 0;
-    for (const [lang, glossary] of this.#langs) {
-      const folded = this.#folded.get(lang)!;
+    for (const lang of this.#langs.keys()) {
       let hits = 0;
       let english = 0;
       for (const w of words) {
-        const senses = glossary.get(w.t) ?? folded.get(w.folded) ?? withoutPronoun(lang, folded, w.folded);
+        const senses = this.#lookup(lang, w.t, w.folded);
         if (w.english) {
           // An article or preposition English knows only in names ("los", "del", "die") still says the language.
           if (senses === undefined) english++;
@@ -107,10 +106,13 @@ export class ForeignWords {
   /** The English words of `word` in `lang` (empty: a stop word), or undefined when the glossary does not have it. */
   english(lang: string, word: string): readonly string[] | undefined {
     const lower = word.toLowerCase();
-    const folded = this.#folded.get(lang);
-    if (!folded) return undefined;
-    const f = foldWord(lower);
-    return this.#langs.get(lang)!.get(lower) ?? folded.get(f) ?? withoutPronoun(lang, folded, f);
+    return this.#langs.has(lang) ? this.#lookup(lang, lower, foldWord(lower)) : undefined;
+  }
+
+  /** A word (lower case, and folded) as written, else without its accents, else without a pronoun on it. */
+  #lookup(lang: string, lower: string, folded: string): string[] | undefined {
+    const unaccented = this.#folded.get(lang)!;
+    return this.#langs.get(lang)!.get(lower) ?? unaccented.get(folded) ?? withoutPronoun(lang, unaccented, folded);
   }
 }
 

@@ -250,12 +250,7 @@ export function parseQuery(
     // common word of a group does not make the request's own word weigh less).
     for (const phrase of value ? [] : (related ?? [])) {
       for (const word of phrase) words.push({ word, w: (W_THESAURUS / phrase.length) * vw });
-      const head = stem(phrase[phrase.length - 1]!);
-      if (index.postings.has(head)) put(head, W_THESAURUS, true);
-      for (const other of phrase.slice(0, -1)) {
-        const st = stem(other);
-        if (index.postings.has(st)) extraGroups.push([{ term: st, w: W_THESAURUS * W_SYNONYM, fallback: false, idf: 0 }]);
-      }
+      addPhrase(index, phrase, W_THESAURUS, (head) => put(head, W_THESAURUS, true), extraGroups);
     }
     // A number in a request is mostly a value to pass ("port 443", "issue #12", "add 3 and 4"), not
     // what the tool is about: it adds score where it matches but is not required.
@@ -274,13 +269,16 @@ export function parseQuery(
     for (const [k, sense] of senses.entries()) {
       const w = k === 0 ? W_HAN_FIRST : W_HAN_OTHER;
       for (const word of sense) words.push({ word, w });
-      const head = stem(sense[sense.length - 1]!);
-      const cur = alts.get(head);
-      if (index.postings.has(head) && (!cur || cur.w < w)) alts.set(head, { term: head, w, fallback: false, idf: 0 });
-      for (const other of sense.slice(0, -1)) {
-        const st = stem(other);
-        if (index.postings.has(st)) extras.push([{ term: st, w: w * W_SYNONYM, fallback: false, idf: 0 }]);
-      }
+      addPhrase(
+        index,
+        sense,
+        w,
+        (head) => {
+          const cur = alts.get(head);
+          if (!cur || cur.w < w) alts.set(head, { term: head, w, fallback: false, idf: 0 });
+        },
+        extras,
+      );
     }
     if (alts.size > 0) groups.push(makeGroup(index, [...alts.values()], false));
     for (const extra of extras) groups.push(makeGroup(index, extra, true));
@@ -331,6 +329,20 @@ export function parseQuery(
   const passed = valueWordCounter(values);
   const own = inEnglish.filter((t) => !passed(t));
   return { groups, words, unmatched, intent: queryAction([...own, ...hanEnglish]) };
+}
+
+/**
+ * A phrase standing for one query word ("pie chart", "network request"): its head, the last word, is an
+ * alternative of the word (`addHead`, with its stem, when the tools use it), and each of its other words the
+ * tools use is an optional word of its own, at half the weight.
+ */
+function addPhrase(index: Bm25fIndex, phrase: readonly string[], w: number, addHead: (term: string) => void, extras: Alt[][]): void {
+  const head = stem(phrase[phrase.length - 1]!);
+  if (index.postings.has(head)) addHead(head);
+  for (const other of phrase.slice(0, -1)) {
+    const st = stem(other);
+    if (index.postings.has(st)) extras.push([{ term: st, w: w * W_SYNONYM, fallback: false, idf: 0 }]);
+  }
 }
 
 /** Whether an occurrence of a word is one of the values' words (each value word counts once, in request order). */
