@@ -157,7 +157,7 @@ await head.close();
 // The policy + audit path alone.
 const { loadPolicy } = await import("../src/policy.ts");
 const { toolRule } = await import("../src/approvals/decide.ts");
-const { AuditLog, argsDigest } = await import("../src/audit/audit-log.ts");
+const { AuditLog } = await import("../src/audit/audit-log.ts");
 const policy = loadPolicy(env, home);
 const alone: number[] = [];
 const soloDir = mkdtempSync(join(tmpdir(), "bench-approvals-solo-"));
@@ -167,18 +167,20 @@ for (let i = 0; i < N; i++) {
   const ts = new Date().toISOString();
   const rule = toolRule(policy, "interactive", "read_notes", { readOnlyHint: true });
   const args = { page: i % 7, filter: "all" };
-  solo.write({
-    ts,
-    run: "run-4242-1-17",
-    call: `call-${i}`,
-    server: "interactive",
-    tool: "read_notes",
-    decision: "allow",
-    by: rule.by as "annotation",
-    outcome: "ok",
-    ms: 0.4,
-    args_sha256: argsDigest(args),
-  });
+  solo.write(
+    {
+      ts,
+      run: "run-4242-1-17",
+      call: `call-${i}`,
+      server: "interactive",
+      tool: "read_notes",
+      decision: "allow",
+      by: rule.by as "annotation",
+      outcome: "ok",
+      ms: 0.4,
+    },
+    args,
+  );
   solo.flush();
   alone.push(performance.now() - t0);
 }
@@ -197,19 +199,21 @@ const tools = [
 for (let i = 0; i < M; i++) {
   const [server, tool] = tools[i % tools.length]!;
   const asked = tool === "delete_entities";
-  sized.write({
-    ts: new Date(Date.UTC(2026, 0, 1) + i * 137).toISOString(),
-    run: `run-48213-1-${1 + Math.floor(i / 50)}`,
-    call: `call-${i + 1}`,
-    server,
-    tool,
-    decision: "allow",
-    by: asked ? "user" : "annotation",
-    ...(asked ? { answer: i % 8 === 3 ? "once" : "remembered", wait_ms: i % 8 === 3 ? 2140.3 : 0 } : {}),
-    outcome: "ok",
-    ms: Math.round(Math.random() * 4000) / 10,
-    args_sha256: argsDigest({ i }),
-  });
+  sized.write(
+    {
+      ts: new Date(Date.UTC(2026, 0, 1) + i * 137).toISOString(),
+      run: `run-48213-1-${1 + Math.floor(i / 50)}`,
+      call: `call-${i + 1}`,
+      server,
+      tool,
+      decision: "allow",
+      by: asked ? "user" : "annotation",
+      ...(asked ? { answer: i % 8 === 3 ? "once" : "remembered", wait_ms: i % 8 === 3 ? 2140.3 : 0 } : {}),
+      outcome: "ok",
+      ms: Math.round(Math.random() * 4000) / 10,
+    },
+    { i },
+  );
   if (i % 1000 === 999) sized.flush();
 }
 sized.close();

@@ -57,10 +57,7 @@ def send(frame):
     )
     # An interrupt raised in the middle of the write loop would leave half a frame on the channel, and
     # the host would reject the next one glued to it: on the main thread, SIGINT waits for the frame.
-    # Between runs (CURRENT["id"] is None) SIGINT raises nothing (_on_sigint), so no mask is needed.
-    on_main = threading.get_ident() == MAIN_THREAD and CURRENT["id"] is not None
-    if on_main:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = _hold_sigint()
     try:
         with _send_lock:
             view = memoryview(data)
@@ -68,8 +65,30 @@ def send(frame):
                 n = os.write(PROTO_OUT, view)
                 view = view[n:]
     finally:
-        if on_main:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if held:
+            _release_sigint()
+
+
+# SIGINT (an interrupt of the running code) held back while the main thread writes or handles frames:
+# [depth of the sections it is in, whether one arrived meanwhile]. Held in Python, not with a signal
+# mask: no system call per frame.
+_SIGINT_HOLD = [0, False]
+
+
+def _hold_sigint():
+    """Holds SIGINT if this is the main thread; returns whether it did (then call _release_sigint)."""
+    if threading.get_ident() != MAIN_THREAD:
+        return False
+    _SIGINT_HOLD[0] += 1
+    return True
+
+
+def _release_sigint():
+    _SIGINT_HOLD[0] -= 1
+    if _SIGINT_HOLD[0] == 0 and _SIGINT_HOLD[1]:
+        _SIGINT_HOLD[1] = False
+        if CURRENT["id"] is not None:
+            raise KeyboardInterrupt
 
 
 def diag(msg):
@@ -264,6 +283,8 @@ def rpc_sync(method, params, timeout=None):
     # thread reads it at once.
     with _rpc_lock:
         SYNC_WAITERS[0] += 1
+    if LOOP_READING[0]:
+        _wake_reader()  # the thread only looks now and then while the loop reads: it must read now
     try:
         _rpc_frame(rid, method, params)
         if not ev.wait(timeout):
@@ -381,41 +402,89 @@ def _loop_reads():
     frames read are handled (an interrupt frame among them raises in the main thread)."""
     if not _read_lock.acquire(blocking=False):
         return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = _hold_sigint()
     try:
         n = _pending_bytes(PROTO_IN)
         if n > 0:
             _take(os.read(PROTO_IN, min(n, 1 << 16)))
+            LOOP_READS[0] += 1
+        elif _hung_up():
+            os._exit(0)  # the host is gone: nothing can ever read our results again
     finally:
         _read_lock.release()
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # as the code had it
+        if held:
+            _release_sigint()
 
 
 LOOP_READING = [False]  # the session's loop is running and reads the channel too
+LOOP_READS = [0]  # times the loop has read frames: the reader thread tells a busy loop from a blocked one
 SYNC_WAITERS = [0]  # threads waiting for a reply in rpc_sync: no event loop reads those replies
+LOOK_S = 0.01  # while the loop reads, how often the reader thread looks for frames the loop left waiting
+
+# Wakes the reader thread out of its wait when who reads changes (the loop stops reading, a thread
+# waits in rpc_sync): a byte on a pipe, read by the thread.
+def _wake_pipe():
+    fds = os.pipe2(os.O_NONBLOCK)
+    private = tuple(_private_fd(fd) for fd in fds)
+    for fd in fds:
+        os.close(fd)
+    return private
+
+
+_WAKE_R, _WAKE_W = _wake_pipe()
+
+
+def _wake_reader():
+    try:
+        os.write(_WAKE_W, b"w")
+    except OSError:  # the pipe is full: the thread has a wake-up waiting already
+        pass
+
+
+def _loop_serves():
+    """The session's loop reads the channel, and no thread waits on a reply only the reader thread reads."""
+    return CAN_PEEK and LOOP_READING[0] and not SYNC_WAITERS[0]
 
 
 def reader():
+    """Reads host frames whenever the session's event loop does not. While the loop reads (an async run
+    awaiting replies) the thread does not wake for each frame: it looks every LOOK_S and reads only what
+    has waited there a whole look without the loop reading (code that blocks the loop), so interrupts
+    still arrive."""
     import select
-    import time
 
-    poller = select.poll()
-    poller.register(PROTO_IN, select.POLLIN)
+    both = select.poll()
+    both.register(PROTO_IN, select.POLLIN)
+    both.register(_WAKE_R, select.POLLIN)
+    wake_only = select.poll()
+    wake_only.register(_WAKE_R, select.POLLIN)
+    seen = None  # LOOP_READS at the last look that found bytes waiting
     while True:
-        if CAN_PEEK:
+        looking = _loop_serves()
+        try:
+            ready = (wake_only.poll(LOOK_S * 1000) if looking else both.poll()) if CAN_PEEK else ()
+        except InterruptedError:
+            continue
+        if any(fd == _WAKE_R for fd, _ in ready):
             try:
-                poller.poll()
-            except InterruptedError:
+                os.read(_WAKE_R, 512)
+            except OSError:
+                pass
+        if _loop_serves():
+            if not looking or (_pending_bytes(PROTO_IN) == 0 and not _hung_up()):
+                seen = None  # the loop reads what comes (or nothing waits)
                 continue
-            if LOOP_READING[0] and not SYNC_WAITERS[0]:
-                # The loop usually takes it first; the thread only steps in when the loop is busy (code
-                # that blocks it), so interrupts still arrive.
-                time.sleep(0.001)
+            if seen != LOOP_READS[0]:
+                seen = LOOP_READS[0]  # waiting now: the loop gets until the next look
+                continue
+        elif CAN_PEEK and not any(fd == PROTO_IN for fd, _ in ready):
+            continue
+        seen = None
         with _read_lock:
             try:
                 n = _pending_bytes(PROTO_IN) if CAN_PEEK else 1 << 16
                 if n == 0:
-                    if not poller.poll(0):
+                    if not _hung_up():
                         continue  # the loop took it
                     n = 1 << 16  # readable with nothing pending: the end of the stream
                 chunk = os.read(PROTO_IN, min(n, 1 << 16))
@@ -427,6 +496,20 @@ def reader():
                 # The host is gone: nothing can ever read our results again.
                 os._exit(0)
             _take(chunk)
+
+
+_HANGUP_POLL = []
+
+
+def _hung_up():
+    """The channel is readable with nothing in it: the host closed it."""
+    if not _HANGUP_POLL:
+        import select
+
+        p = select.poll()
+        p.register(PROTO_IN, select.POLLIN)
+        _HANGUP_POLL.append(p)
+    return bool(_HANGUP_POLL[0].poll(0))
 
 
 def _unreadable_reply(line, exc):
@@ -545,6 +628,7 @@ def run_coroutine(coro):
         raise
     finally:
         LOOP_READING[0] = False
+        _wake_reader()  # the thread reads again until the loop next runs
 
 
 CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
@@ -645,6 +729,9 @@ def run_one(frame):
 def _on_sigint(signum, frame):
     # Interrupts are for running code only; one that arrives late is dropped.
     if CURRENT["id"] is not None:
+        if _SIGINT_HOLD[0]:
+            _SIGINT_HOLD[1] = True  # raised when the frame is written or handled (_release_sigint)
+            return
         raise KeyboardInterrupt
 
 

@@ -53,7 +53,7 @@ export class AuditLog {
   #maxBytes: number;
   #log: Logger | undefined;
   #fd: number | undefined;
-  #pending: string[] = [];
+  #pending: Array<{ record: Omit<AuditRecord, "args_sha256">; args: unknown }> = [];
   #scheduled = false;
   #broken = false;
   #checkedAt = Number.NEGATIVE_INFINITY;
@@ -67,8 +67,9 @@ export class AuditLog {
     OPEN.add(this);
   }
 
-  write(record: AuditRecord): void {
-    this.#pending.push(`${JSON.stringify(record)}\n`);
+  /** One call's line; the digest of its arguments is taken when the line is written, after the reply went out. */
+  write(record: Omit<AuditRecord, "args_sha256">, args: unknown): void {
+    this.#pending.push({ record, args });
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.flush());
@@ -79,7 +80,7 @@ export class AuditLog {
   flush(): void {
     this.#scheduled = false;
     if (!this.#pending.length) return;
-    const data = this.#pending.join("");
+    const data = this.#pending.map(({ record, args }) => `${JSON.stringify({ ...record, args_sha256: argsDigest(args) })}\n`).join("");
     this.#pending = [];
     try {
       // Whether another bridge rotated the file is looked at once a second (a path lookup costs more

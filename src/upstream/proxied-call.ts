@@ -7,7 +7,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { askUser, type Verdict } from "../approvals/ask.ts";
 import { denial, toolRule, type ToolRule } from "../approvals/decide.ts";
-import { argsDigest, type AuditLog, type AuditRecord } from "../audit/audit-log.ts";
+import type { AuditLog, AuditRecord } from "../audit/audit-log.ts";
 import type { LoginStart } from "../auth/login.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, toolRefusal, type Policy } from "../policy.ts";
@@ -85,7 +85,8 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       const upstream = ctx.pool.server(server)!;
       const relay = runRelay(run, server, tool, callId, log, askTimeoutMs(ctx));
       const result = await withSignIn(() => upstream.callTool(tool, args, ctx.toolTimeoutMs, run.signal, relay));
-      if (!def.outputSchema) ctx.pool.resultShapes.record(server, tool, shapeOfResult(result));
+      // The result's shape is noted once the reply has gone out.
+      if (!def.outputSchema) setImmediate(() => ctx.pool.resultShapes.record(server, tool, shapeOfResult(result)));
       outcome = result.isError === true ? "tool_error" : "ok";
       // Latency counters leave out time spent waiting for a person.
       const ms = performance.now() - t0 - (verdict.waitMs ?? 0);
@@ -104,7 +105,7 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
         const decision = decided
           ? { decision: verdict.decision, by: verdict.by, ...(verdict.answer ? { answer: verdict.answer, wait_ms: verdict.waitMs } : {}) }
           : {};
-        const record: AuditRecord = {
+        const record: Omit<AuditRecord, "args_sha256"> = {
           ts,
           run: run.runId,
           call: callId,
@@ -113,9 +114,8 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
           ...decision,
           outcome,
           ms: Math.round((performance.now() - t0) * 10) / 10,
-          args_sha256: argsDigest(args),
         };
-        ctx.audit.write(record);
+        ctx.audit.write(record, args);
       }
     }
   };

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { argsDigest, AuditLog, auditPath, type AuditRecord } from "../../src/audit/audit-log.ts";
 import { audit, humanLine } from "../../src/cli/audit.ts";
 
-const record = (i: number, extra: Partial<AuditRecord> = {}): AuditRecord => ({
+const record = (i: number, extra: Partial<AuditRecord> = {}): Omit<AuditRecord, "args_sha256"> => ({
   ts: "2026-01-02T03:04:05.678Z",
   run: "run-1-1",
   call: `call-${i}`,
@@ -15,7 +15,6 @@ const record = (i: number, extra: Partial<AuditRecord> = {}): AuditRecord => ({
   by: "annotation",
   outcome: "ok",
   ms: 12.5,
-  args_sha256: argsDigest({ i }),
   ...extra,
 });
 
@@ -25,7 +24,7 @@ describe("audit log", () => {
   test("lines written in one turn go out together, as JSON lines, in a file only the user can read", async () => {
     const state = mkdtempSync(join(tmpdir(), "audit-"));
     const log = new AuditLog({ path: auditPath(state), maxBytes: 1 << 20 });
-    for (let i = 0; i < 3; i++) log.write(record(i));
+    for (let i = 0; i < 3; i++) log.write(record(i), { i });
     expect(lines(auditPath(state))).toEqual([]);
     await new Promise((r) => setImmediate(r));
     expect(lines(auditPath(state)).map((l) => JSON.parse(l).call)).toEqual(["call-0", "call-1", "call-2"]);
@@ -38,10 +37,10 @@ describe("audit log", () => {
     const path = auditPath(state);
     const a = new AuditLog({ path, maxBytes: 2_000 });
     const b = new AuditLog({ path, maxBytes: 2_000 });
-    const lineBytes = JSON.stringify(record(100)).length + 1;
+    const lineBytes = JSON.stringify({ ...record(100), args_sha256: argsDigest({ i: 100 }) }).length + 1;
     const n = Math.floor((4 * 2_000) / lineBytes) - 4; // fits in the current file and the three kept
     for (let i = 0; i < n; i++) {
-      (i % 2 ? a : b).write(record(100 + i));
+      (i % 2 ? a : b).write(record(100 + i), { i: 100 + i });
       (i % 2 ? a : b).flush();
     }
     a.close();
@@ -64,7 +63,7 @@ describe("mcp-code-exec audit", () => {
     const state = mkdtempSync(join(tmpdir(), "audit-"));
     const log = new AuditLog({ path: auditPath(state), maxBytes: 600 });
     for (let i = 0; i < 6; i++) {
-      log.write(record(i));
+      log.write(record(i), { i });
       log.flush();
     }
     log.close();
@@ -81,7 +80,7 @@ describe("mcp-code-exec audit", () => {
   test("--follow prints what is appended, across a rotation, until stopped", async () => {
     const state = mkdtempSync(join(tmpdir(), "audit-"));
     const log = new AuditLog({ path: auditPath(state), maxBytes: 700 });
-    log.write(record(0));
+    log.write(record(0), { i: 0 });
     log.flush();
     const out: string[] = [];
     const stop = new AbortController();
@@ -92,7 +91,7 @@ describe("mcp-code-exec audit", () => {
     };
     expect(await seen(1)).toEqual(["call-0"]);
     for (let i = 1; i <= 5; i++) {
-      log.write(record(i));
+      log.write(record(i), { i });
       log.flush();
     }
     expect(existsSync(`${auditPath(state)}.1`)).toBe(true);
@@ -103,7 +102,11 @@ describe("mcp-code-exec audit", () => {
   });
 
   test("a line as a person reads it", () => {
-    expect(humanLine(JSON.stringify(record(7, { by: "user", answer: "session", wait_ms: 2140, ms: 2301 })))).toBe(
+    expect(
+      humanLine(
+        JSON.stringify({ ...record(7, { by: "user", answer: "session", wait_ms: 2140, ms: 2301 }), args_sha256: argsDigest({ i: 7 }) }),
+      ),
+    ).toBe(
       `2026-01-02T03:04:05.678Z  run-1-1 call-7  gh/create_issue  allow by user (session, waited 2.1 s)  ok  2.3 s  args ${argsDigest({ i: 7 }).slice(0, 12)}`,
     );
     expect(humanLine(JSON.stringify({ ...record(8), decision: undefined, by: undefined, outcome: "unknown_tool" }))).toContain(
