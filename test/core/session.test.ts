@@ -60,6 +60,33 @@ describe("session (local python: no engine, no isolation)", () => {
     expect(again.value).toBe("200");
   });
 
+  // While the loop reads, the reader thread only looks now and then; a _sync helper called from async
+  // code blocks that loop until its reply comes, so it wakes the thread to read the reply at once.
+  test("a _sync helper inside async code, between awaited requests, gets every reply; the next run is not held up", async () => {
+    const { session } = start();
+    const r = await session.run({
+      code: [
+        "import asyncio, time",
+        "from mcp import runtime",
+        "async def mixed():",
+        "    t = time.monotonic()",
+        "    got = []",
+        "    for _ in range(400):",
+        "        got.append(await runtime.list_servers())",
+        "        got.append(runtime.list_servers_sync())",
+        "    return got, time.monotonic() - t",
+        "got, took = await mixed()",
+        "len(got), got.count([])",
+      ].join("\n"),
+      timeoutSec: 30,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.value).toBe("(800, 800)");
+    // Were the blocked loop's replies read only at the thread's looks (every 10 ms), 400 of them would take 2-4 s.
+    expect((await session.run({ code: "took < 1.5" })).value).toBe("True");
+    expect((await session.run({ code: "print('next')" })).stdout).toBe("next\n");
+  });
+
   test("code that ignores the interrupt is killed; the result and only that result says the state is gone", async () => {
     const { session } = start();
     await session.run({ code: "doomed = 1" });
