@@ -309,7 +309,8 @@ def _check_object(value, schema, root, path, depth):
 
 
 def _join(path, key):
-    return "%s.%s" % (path, key) if path else str(key)
+    key = key if isinstance(key, str) else str(key)
+    return path + "." + key if path else key
 
 
 def check_arguments(server, tool, schema, args):
@@ -349,8 +350,20 @@ def _make_tool(server, spec):
     var_kw = next((p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
     params = [p.name for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    known = frozenset(params)
+    # Keyword arguments only, all of them known, every required one given: the wire arguments come
+    # straight from them (what sig.bind would give, without its cost on every call).
+    needed = frozenset(p.name for p in sig.parameters.values() if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_KEYWORD)
+    keywords_only = var_kw is None and all(p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values())
 
     async def proxy(*args, **kwargs):
+        if keywords_only and not args and known.issuperset(kwargs) and needed.issubset(kwargs):
+            wire = {}
+            for k, v in kwargs.items():
+                if v is not None or arg_map.get(k, k) in required:
+                    wire[arg_map.get(k, k)] = v
+            check_arguments(server, py_name, input_schema, wire)
+            return await call_tool(server, wire_name, wire)
         try:
             unknown = [k for k in kwargs if k not in params] if var_kw is None else []
             if unknown:
