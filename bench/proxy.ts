@@ -7,12 +7,13 @@
  * alike; then the direct calls again, spaced as the sandbox spaces them (the paced floor: an idle
  * upstream wakes slower than a busy one), and one echo of 1, 4 and 8 MiB each way (large results; the
  * upstream reads at most 10 MiB). Prints min/median/p99 of each, the bridge's overhead (median minus
- * median), throughput of concurrent calls with asyncio.gather, and tokens of tools/list (o200k) with 0, 3 and 25 servers.
+ * median), the CPU time per sequential call of the sandbox's interpreter and of the bridge, throughput
+ * of concurrent calls with asyncio.gather, and tokens of tools/list (o200k) with 0, 3 and 25 servers.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { getEncoding } from "js-tiktoken";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -47,15 +48,24 @@ function homeWith(count: number): string {
   return home;
 }
 
-/** `n` sequential echo calls timed from sandbox code, as one run_python call. */
+/** `n` sequential echo calls timed from sandbox code, as one run_python call; and the interpreter's CPU time (all its threads). */
 const SEQ = (n: number) => `
 import time, json
 seq = []
+c0 = time.process_time()
 for _ in range(${n}):
     t0 = time.perf_counter()
     await mcp_everything.echo(message='x')
     seq.append((time.perf_counter() - t0) * 1000)
-print(json.dumps(seq))`;
+print(json.dumps({"ms": seq, "cpu": (time.process_time() - c0) * 1000}))`;
+
+/** CPU time (user + system, ms) a process has used, from /proc (clock ticks of 10 ms). */
+const cpuMs = (pid: number): number => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
+/** Per build: CPU ms the sandbox's interpreter and the bridge spent over the sequential calls. */
+const cpu: Record<string, { sandbox: number; bridge: number; calls: number }> = {};
 
 const direct = new Client({ name: "bench", version: "0" });
 await direct.connect(new StdioClientTransport({ command: "node", args: [EVERYTHING], stderr: "ignore" }));
@@ -70,14 +80,22 @@ const bridges = await Promise.all(
     return { name, b };
   }),
 );
-const viaBridge = async (b: Awaited<ReturnType<typeof startBridge>>, n: number): Promise<number[]> => {
+const viaBridge = async (b: Awaited<ReturnType<typeof startBridge>>, n: number, name?: string): Promise<number[]> => {
+  const bridge0 = cpuMs(b.pid);
   const r = (await b.client.callTool({ name: "run_python", arguments: { code: SEQ(n), servers: ["everything"], timeout: 120 } })) as {
     isError?: boolean;
     structuredContent?: { stdout?: string };
     content: Array<{ text?: string }>;
   };
   if (r.isError) throw new Error(r.content[0]?.text);
-  return JSON.parse(String(r.structuredContent?.stdout)) as number[];
+  const out = JSON.parse(String(r.structuredContent?.stdout)) as { ms: number[]; cpu: number };
+  if (name) {
+    const c = (cpu[name] ??= { sandbox: 0, bridge: 0, calls: 0 });
+    c.sandbox += out.cpu;
+    c.bridge += cpuMs(b.pid) - bridge0;
+    c.calls += n;
+  }
+  return out.ms;
 };
 for (let i = 0; i < 100; i++) await direct.callTool({ name: "echo", arguments: { message: "x" } });
 for (const { b } of bridges) await viaBridge(b, 100);
@@ -90,7 +108,7 @@ for (let done = 0; done < N; done += BLOCK) {
     await direct.callTool({ name: "echo", arguments: { message: "x" } });
     s.direct!.push(performance.now() - t0);
   }
-  for (const { name, b } of bridges) (s[name] ??= []).push(...(await viaBridge(b, BLOCK)));
+  for (const { name, b } of bridges) (s[name] ??= []).push(...(await viaBridge(b, BLOCK, name)));
 }
 // The same upstream calls spaced as a sandbox spaces them (its own code runs between two calls): an
 // idle upstream and client wake up slower than a busy pair, and that is part of any proxied call.
@@ -173,6 +191,12 @@ for (const { name } of bridges) {
       x,
       `overhead ${fmt(x.median - floor.median)} ms (median - median); ${fmt(x.median - paced.median)} ms over the paced floor`,
     ),
+  );
+}
+for (const { name } of bridges) {
+  const c = cpu[name]!;
+  console.log(
+    `  ${name}: CPU per call (user + system, all threads): sandbox interpreter ${fmt(c.sandbox / c.calls)} ms, bridge ${fmt(c.bridge / c.calls)} ms`,
   );
 }
 for (const { name } of bridges) console.log(`  ${name}: one echo each way, median of 3: ${large[name]!.join(", ")}`);
