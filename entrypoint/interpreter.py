@@ -279,19 +279,23 @@ def rpc_sync(method, params, timeout=None):
     box = {}
     ev = threading.Event()
     rid = _rpc_register(("sync", ev, box))
-    # Nobody's event loop reads this reply (the main thread may be the one waiting here): the reader
-    # thread reads it at once.
-    with _rpc_lock:
-        SYNC_WAITERS[0] += 1
-    if LOOP_READING[0]:
-        _wake_reader()  # the thread only looks now and then while the loop reads: it must read now
+    # Called from async code, the session's loop is blocked here until the reply comes: this (main)
+    # thread reads the channel itself meanwhile. Elsewhere nobody's event loop reads the reply: the
+    # reader thread reads it at once (woken if it only looks now and then, while the loop reads).
+    reads_itself = CAN_PEEK and LOOP_READING[0] and threading.get_ident() == MAIN_THREAD
+    if not reads_itself:
+        with _rpc_lock:
+            SYNC_WAITERS[0] += 1
+        if LOOP_READING[0]:
+            _wake_reader()
     try:
         _rpc_frame(rid, method, params)
-        if not ev.wait(timeout):
+        if not (_read_until(ev, timeout) if reads_itself else ev.wait(timeout)):
             raise TimeoutError("host did not answer %s" % method)
     finally:
         with _rpc_lock:
-            SYNC_WAITERS[0] -= 1
+            if not reads_itself:
+                SYNC_WAITERS[0] -= 1
             _rpc_pending.pop(rid, None)
     if "error" in box:
         raise box["error"]
@@ -416,6 +420,36 @@ def _loop_reads():
             _release_sigint()
 
 
+def _read_until(ev, timeout):
+    """Read the channel on the main thread until `ev` is set or `timeout` (s) passes; whether it was set.
+    Looks at `ev` at least every LOOK_S, in case the reader thread took the reply."""
+    import time
+
+    poller = _channel_poll()
+    end = None if timeout is None else time.monotonic() + timeout
+    while not ev.is_set():
+        left = LOOK_S if end is None else min(LOOK_S, end - time.monotonic())
+        if left <= 0:
+            return False
+        if poller.poll(left * 1000):
+            _loop_reads()
+    return True
+
+
+_CHANNEL_POLLS = {}  # thread -> a poll object on the channel (two threads may not poll one object at once)
+
+
+def _channel_poll():
+    p = _CHANNEL_POLLS.get(threading.get_ident())
+    if p is None:
+        import select
+
+        p = select.poll()
+        p.register(PROTO_IN, select.POLLIN)
+        _CHANNEL_POLLS[threading.get_ident()] = p
+    return p
+
+
 LOOP_READING = [False]  # the session's loop is running and reads the channel too
 LOOP_READS = [0]  # times the loop has read frames: the reader thread tells a busy loop from a blocked one
 SYNC_WAITERS = [0]  # threads waiting for a reply in rpc_sync: no event loop reads those replies
@@ -498,18 +532,9 @@ def reader():
             _take(chunk)
 
 
-_HANGUP_POLL = []
-
-
 def _hung_up():
     """The channel is readable with nothing in it: the host closed it."""
-    if not _HANGUP_POLL:
-        import select
-
-        p = select.poll()
-        p.register(PROTO_IN, select.POLLIN)
-        _HANGUP_POLL.append(p)
-    return bool(_HANGUP_POLL[0].poll(0))
+    return bool(_channel_poll().poll(0))
 
 
 def _unreadable_reply(line, exc):
