@@ -207,8 +207,8 @@ sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------------------------------
-# Host RPC: requests from the sandbox to the host (tool calls, discovery). Replies arrive on the reader
-# thread and resolve either an asyncio future (async helpers) or a threading event (sync helpers).
+# Host RPC: requests from the sandbox to the host (tool calls, discovery). Replies resolve either an
+# asyncio future (async helpers) or a threading event (sync helpers), whoever reads them (below).
 
 class HostError(Exception):
     """The host refused or failed a request from the sandbox."""
@@ -356,10 +356,11 @@ _interrupt_lock = threading.Lock()
 MAIN_THREAD = threading.main_thread().ident
 
 
-# Frames from the host are read by the reader thread, and also by the session's event loop while it
-# runs (an async run awaiting replies): the loop then takes a reply itself and wakes no thread. Either
-# reads only while holding _read_lock and only the bytes FIONREAD says are there (never blocking the
-# loop), and handles the frames in the order read.
+# Frames from the host are read by the reader thread, and by the session's event loop while it runs (an
+# async run awaiting replies): the loop then takes a reply itself and wakes no thread, and the thread
+# only steps in for what the loop leaves waiting (reader()). A _sync helper called from async code reads
+# on the main thread while its loop is blocked (_read_until). Each reads only while holding _read_lock and
+# only the bytes FIONREAD says are there (never blocking the loop), and handles the frames in the order read.
 _read_lock = threading.Lock()
 _rbuf = bytearray()
 _rscanned = [0]  # bytes of _rbuf already known to hold no newline: large frames stay linear
