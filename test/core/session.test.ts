@@ -61,7 +61,7 @@ describe("session (local python: no engine, no isolation)", () => {
   });
 
   // While the loop reads, the reader thread only looks now and then; a _sync helper called from async
-  // code blocks that loop until its reply comes, so it wakes the thread to read the reply at once.
+  // code blocks that loop until its reply comes, so it reads the reply itself on the main thread.
   test("a _sync helper inside async code, between awaited requests, gets every reply; the next run is not held up", async () => {
     const { session } = start();
     const r = await session.run({
