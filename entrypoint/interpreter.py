@@ -65,25 +65,32 @@ def send(frame):
                 n = os.write(PROTO_OUT, view)
                 view = view[n:]
     finally:
-        if held:
-            _release_sigint()
+        _release_sigint(held)
 
 
 # SIGINT (an interrupt of the running code) held back while the main thread writes or handles frames:
-# [depth of the sections it is in, whether one arrived meanwhile]. Held in Python, not with a signal
-# mask: no system call per frame.
+# [depth of the sections it is in, whether one arrived meanwhile]. Held by our handler, not with a
+# signal mask: no system call per frame.
 _SIGINT_HOLD = [0, False]
 
 
 def _hold_sigint():
-    """Holds SIGINT if this is the main thread; returns whether it did (then call _release_sigint)."""
+    """Holds SIGINT back on the main thread; returns what _release_sigint needs (None: nothing held)."""
     if threading.get_ident() != MAIN_THREAD:
-        return False
+        return None
+    if signal.getsignal(signal.SIGINT) is not _on_sigint:
+        # Code replaced our handler (or ignores SIGINT): only a signal mask holds its handler back.
+        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     _SIGINT_HOLD[0] += 1
     return True
 
 
-def _release_sigint():
+def _release_sigint(held):
+    if held is None:
+        return
+    if held is not True:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # as the code had it
+        return
     _SIGINT_HOLD[0] -= 1
     if _SIGINT_HOLD[0] == 0 and _SIGINT_HOLD[1]:
         _SIGINT_HOLD[1] = False
@@ -417,8 +424,7 @@ def _loop_reads():
             os._exit(0)  # the host is gone: nothing can ever read our results again
     finally:
         _read_lock.release()
-        if held:
-            _release_sigint()
+        _release_sigint(held)
 
 
 def _read_until(ev, timeout):
