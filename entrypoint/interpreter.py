@@ -463,22 +463,28 @@ SYNC_WAITERS = [0]  # threads waiting for a reply in rpc_sync: no event loop rea
 LOOK_S = 0.01  # while the loop reads, how often the reader thread looks for frames the loop left waiting
 
 # Wakes the reader thread out of its wait when who reads changes (the loop stops reading, a thread
-# waits in rpc_sync): a byte on a pipe, read by the thread.
-def _wake_pipe():
-    fds = os.pipe2(os.O_NONBLOCK)
-    private = tuple(_private_fd(fd) for fd in fds)
-    for fd in fds:
+# waits in rpc_sync): an eventfd the thread polls (a pipe before Python 3.10). Not a pipe where there is a
+# choice: code that writes to every pipe it finds would fill it and meet EAGAIN; an eventfd it writes to
+# only makes the thread look once more.
+def _wake_fds():
+    if hasattr(os, "eventfd"):
+        raw = (os.eventfd(0, os.EFD_NONBLOCK),)
+    else:
+        raw = os.pipe2(os.O_NONBLOCK)
+    private = tuple(_private_fd(fd) for fd in raw)
+    for fd in raw:
         os.close(fd)
-    return private
+    return private[0], private[-1]
 
 
-_WAKE_R, _WAKE_W = _wake_pipe()
+_WAKE_R, _WAKE_W = _wake_fds()
+_WAKE_ONE = (1).to_bytes(8, sys.byteorder)  # what an eventfd takes; a pipe takes it as well
 
 
 def _wake_reader():
     try:
-        os.write(_WAKE_W, b"w")
-    except OSError:  # the pipe is full: the thread has a wake-up waiting already
+        os.write(_WAKE_W, _WAKE_ONE)
+    except OSError:  # full: the thread has a wake-up waiting already
         pass
 
 
