@@ -410,8 +410,9 @@ def _take(chunk):
 
 
 def _loop_reads():
-    """The event loop's turn: what is there now, unless the thread is reading. SIGINT waits until the
-    frames read are handled (an interrupt frame among them raises in the main thread)."""
+    """The event loop's turn (and a _sync helper's, _read_until): what is there now, unless the thread is
+    reading. SIGINT waits until the frames read are handled (an interrupt frame among them raises in the
+    main thread)."""
     if not _read_lock.acquire(blocking=False):
         return
     held = _hold_sigint()

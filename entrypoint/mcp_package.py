@@ -351,32 +351,28 @@ def _make_tool(server, spec):
 
     params = [p.name for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     known = frozenset(params)
-    # Keyword arguments only, all of them known, every required one given: the wire arguments come
-    # straight from them (what sig.bind would give, without its cost on every call).
+    # Keyword arguments only, all of them known, every required one given: they are what sig.bind would
+    # give, without its cost on every call.
     needed = frozenset(p.name for p in sig.parameters.values() if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_KEYWORD)
     keywords_only = var_kw is None and all(p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values())
 
     async def proxy(*args, **kwargs):
         if keywords_only and not args and known.issuperset(kwargs) and needed.issubset(kwargs):
-            wire = {}
-            for k, v in kwargs.items():
-                if v is not None or arg_map.get(k, k) in required:
-                    wire[arg_map.get(k, k)] = v
-            check_arguments(server, py_name, input_schema, wire)
-            return await call_tool(server, wire_name, wire)
-        try:
-            unknown = [k for k in kwargs if k not in params] if var_kw is None else []
-            if unknown:
-                # Name the wrong keyword (and the likely right one) before any missing-argument complaint.
-                import difflib
+            given = kwargs  # what sig.bind would give
+        else:
+            try:
+                unknown = [k for k in kwargs if k not in known] if var_kw is None else []
+                if unknown:
+                    # Name the wrong keyword (and the likely right one) before any missing-argument complaint.
+                    import difflib
 
-                fixes = ["%r (did you mean %r?)" % (k, m[0]) if m else repr(k) for k in unknown for m in [difflib.get_close_matches(k, params, 1)]]
-                raise TypeError("unexpected keyword argument %s; parameters: %s" % (", ".join(fixes), ", ".join(params) or "none"))
-            bound = sig.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError("%s.%s: %s (see help(mcp_servers[%r].%s))" % (server, py_name, exc, server, py_name)) from None
+                    fixes = ["%r (did you mean %r?)" % (k, m[0]) if m else repr(k) for k in unknown for m in [difflib.get_close_matches(k, params, 1)]]
+                    raise TypeError("unexpected keyword argument %s; parameters: %s" % (", ".join(fixes), ", ".join(params) or "none"))
+                given = sig.bind(*args, **kwargs).arguments
+            except TypeError as exc:
+                raise TypeError("%s.%s: %s (see help(mcp_servers[%r].%s))" % (server, py_name, exc, server, py_name)) from None
         wire = {}
-        for k, v in bound.arguments.items():
+        for k, v in given.items():
             if k == var_kw:
                 wire.update(v)
             elif v is not None or arg_map.get(k, k) in required:
