@@ -6,13 +6,13 @@
  *
  *   bun bench/flood.ts [--binaries dist/mcp-code-exec,/tmp/old-bridge] [--engine podman] [--seconds 4]
  */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { FRAME_BUDGET } from "../src/sandbox/frame-budget.ts";
 import { fill, floodAfterRun } from "../test/security/attacks.ts";
 import { bridgeEnv, ROOT } from "../test/support/env.ts";
+import { cpuMs } from "./support.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -32,12 +32,6 @@ const FLOODS: Record<string, string> = {
 /** The attack suite's flood (test/security/attacks.ts). */
 const floodCode = (line: string) => fill(floodAfterRun(line), { canary: "", hostHome: "", bridgePid: 0 });
 
-function cpuTicks(pid: number): number {
-  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return Number(f[11]) + Number(f[12]); // utime + stime
-}
-
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? Number.NaN;
 
 async function measure(binary: string, line: string | undefined) {
@@ -53,7 +47,7 @@ async function measure(binary: string, line: string | undefined) {
   await client.callTool({ name: "run_python", arguments: { code: "1" } });
   if (line !== undefined) await client.callTool({ name: "run_python", arguments: { code: floodCode(line) } });
   const t0 = performance.now();
-  const cpu0 = cpuTicks(pid);
+  const cpu0 = cpuMs(pid);
   const pings: number[] = [];
   let timeouts = 0;
   while (performance.now() - t0 < SECONDS * 1000) {
@@ -63,7 +57,7 @@ async function measure(binary: string, line: string | undefined) {
     else timeouts++;
     await Bun.sleep(20);
   }
-  const cpu = (cpuTicks(pid) - cpu0) / 100 / ((performance.now() - t0) / 1000);
+  const cpu = (cpuMs(pid) - cpu0) / (performance.now() - t0);
   const next = (await Promise.race([
     client.callTool({ name: "run_python", arguments: { code: "'next'" } }),
     Bun.sleep(60_000).then(() => undefined),

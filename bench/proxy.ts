@@ -13,13 +13,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { getEncoding } from "js-tiktoken";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BINARY } from "../test/support/binary.ts";
 import { ROOT } from "../test/support/env.ts";
-import { conditions, fmt, HEADER, row, startBridge, summarize } from "./support.ts";
+import { conditions, cpuMs, fmt, HEADER, row, startBridge, summarize } from "./support.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -59,11 +59,6 @@ for _ in range(${n}):
     seq.append((time.perf_counter() - t0) * 1000)
 print(json.dumps({"ms": seq, "cpu": (time.process_time() - c0) * 1000}))`;
 
-/** CPU time (user + system, ms) a process has used, from /proc (clock ticks of 10 ms). */
-const cpuMs = (pid: number): number => {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
 /** Per build: CPU ms the sandbox's interpreter and the bridge spent over the sequential calls. */
 const cpu: Record<string, { sandbox: number; bridge: number; calls: number }> = {};
 

@@ -41,6 +41,13 @@ export function conditions(): string {
   return `load average ${one!.toFixed(1)} (1 min) ${five!.toFixed(1)} (5 min) on ${navigator.hardwareConcurrency} cores`;
 }
 
+/** CPU time (user + system, ms, in clock ticks of 10 ms) a process has used, from /proc. */
+export function cpuMs(pid: number): number {
+  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10; // utime + stime
+}
+
 export const rssMiB = (pid: number): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : Number.NaN;
