@@ -51,7 +51,7 @@ export interface SearchIndex {
 }
 
 /** Bump when the analysis changes: older snapshots are rebuilt. */
-const SNAPSHOT_FORMAT = 6;
+const SNAPSHOT_FORMAT = 7;
 
 interface Snapshot {
   format: number;

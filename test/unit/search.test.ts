@@ -254,6 +254,30 @@ describe("createSearchIndex basics", () => {
     expect(idx.search("tell us about the droplet")[0]!.name).toBe("droplet-get");
   });
 
+  test("a request that changes things one way prefers the tool that changes them that way", () => {
+    const idx = createSearchIndex(
+      [
+        { server: "kv", name: "kv_delete", description: "A key of a namespace." },
+        { server: "kv", name: "kv_get", description: "A key of a namespace." },
+        { server: "kv", name: "kv_put", description: "A key of a namespace." },
+      ],
+      { wordVectors: null },
+    );
+    // Alone, the word ties the three (ordered by name); what the request does to the key decides.
+    expect(idx.search("key")[0]!.name).toBe("kv_delete");
+    expect(idx.search("set key 'maintenance' to 'on'")[0]!.name).toBe("kv_put");
+    expect(idx.search("add a key for the flag")[0]!.name).toBe("kv_put");
+    expect(idx.search("forget the key 'maintenance'")[0]!.name).toBe("kv_delete");
+    expect(idx.search("what is in key 'maintenance'")[0]!.name).toBe("kv_get");
+    // Two kinds of change at once: only the reading tool ranks lower.
+    expect(
+      idx
+        .search("rename the key and delete the old one")
+        .map((h) => h.name)
+        .slice(0, 2),
+    ).toEqual(["kv_delete", "kv_put"]);
+  });
+
   test("a request that only changes things prefers a tool that changes over one that reads", () => {
     const idx = createSearchIndex(
       [

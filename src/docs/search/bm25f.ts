@@ -12,7 +12,7 @@
  */
 import { type DocFields, F_NAME, F_SERVER, F_TITLE, NUM_FIELDS } from "./fields.ts";
 import { ABBREVIATION_GROUPS, SYNONYM_GROUPS } from "./lexicon.ts";
-import { ACTION_OTHER, ACTION_READ, ACTION_WRITE, toolAction } from "./intent.ts";
+import { ACTION_OTHER, actionMismatch, toolAction } from "./intent.ts";
 import { type LoanwordIndex, loanwordIndex } from "./katakana.ts";
 import type { Group } from "./query.ts";
 import { STOP_WORDS, stem, tokenize, tokens } from "./tokenize.ts";
@@ -369,7 +369,7 @@ export class Bm25fIndex {
         score *= 1 + (NAME_COVERAGE * cov) / stems.length;
       }
       const action = this.#docAction[d];
-      if (intent !== ACTION_OTHER && action !== ACTION_OTHER && action !== intent) score *= 1 - INTENT_PENALTY;
+      score *= 1 - INTENT_PENALTY * actionMismatch(intent, action!);
       total[d] = score > 0 ? score : 0;
     }
     return total;

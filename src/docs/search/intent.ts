@@ -8,15 +8,22 @@ import { stem } from "./tokenize.ts";
 
 export const ACTION_OTHER = 0;
 export const ACTION_READ = 1;
-export const ACTION_WRITE = 2;
+export const ACTION_CREATE = 2;
+export const ACTION_UPDATE = 3;
+export const ACTION_DELETE = 4;
+/** A request that changes things in more than one way ("move it and delete the old one"): only reading tools rank lower. */
+export const ACTION_WRITE = 5;
 
 const READ_VERBS =
   "get list read show view fetch retrieve search find query describe lookup look display browse check count inspect see".split(" ");
-const WRITE_VERBS = (
-  "create add insert generate make post put upload push send publish append import register " +
-  "update edit modify change patch set rename move replace enable disable assign " +
-  "delete remove destroy drop erase purge clear wipe unassign cancel"
-).split(" ");
+const CREATE_VERBS =
+  "create add insert generate make post upload push send publish import register write save fork clone copy duplicate".split(" ");
+const UPDATE_VERBS =
+  "update append edit modify change patch set put rename move replace enable disable assign toggle scale resize promote upgrade bump increase raise restore revert".split(
+    " ",
+  );
+const DELETE_VERBS =
+  "delete remove destroy drop erase purge clear wipe unassign cancel forget kill terminate uninstall revoke trash discard".split(" ");
 /** Question words: a request that asks something wants to read. */
 const QUESTION_WORDS = new Set("what which who whose how where when is are does do have has exist exists".split(" "));
 
@@ -25,7 +32,9 @@ const ASKING_VERBS = new Set(["give", "tell"]);
 
 const ACTION_OF = new Map<string, number>();
 for (const v of READ_VERBS) ACTION_OF.set(stem(v), ACTION_READ);
-for (const v of WRITE_VERBS) ACTION_OF.set(stem(v), ACTION_WRITE);
+for (const v of CREATE_VERBS) ACTION_OF.set(stem(v), ACTION_CREATE);
+for (const v of UPDATE_VERBS) ACTION_OF.set(stem(v), ACTION_UPDATE);
+for (const v of DELETE_VERBS) ACTION_OF.set(stem(v), ACTION_DELETE);
 
 /** The action of a tool: that of the first verb of its name (tokens, lower case), else OTHER. */
 export function toolAction(nameTokens: readonly string[]): number {
@@ -37,12 +46,13 @@ export function toolAction(nameTokens: readonly string[]): number {
 }
 
 /**
- * READ when the request (tokens, stop words included) asks or reads and changes nothing; WRITE when it
- * says to change something and neither asks nor reads ("add a comment saying ..."); else OTHER.
+ * READ when the request (tokens, stop words included) asks or reads and changes nothing; CREATE, UPDATE or
+ * DELETE when it says to change something one way and neither asks nor reads ("add a comment saying ...");
+ * WRITE when it changes things in several ways; else OTHER.
  */
 export function queryAction(queryTokens: readonly string[]): number {
   let read = false;
-  let write = false;
+  const writes = new Set<number>();
   for (const [i, t] of queryTokens.entries()) {
     // "give me", "tell us": a request to be told something.
     if (ASKING_VERBS.has(t) && (queryTokens[i + 1] === "me" || queryTokens[i + 1] === "us")) {
@@ -50,8 +60,22 @@ export function queryAction(queryTokens: readonly string[]): number {
       continue;
     }
     const a = ACTION_OF.get(stem(t));
-    if (a === ACTION_WRITE) write = true;
+    if (a !== undefined && a !== ACTION_READ) writes.add(a);
     else if (a === ACTION_READ || QUESTION_WORDS.has(t)) read = true;
   }
-  return read === write ? ACTION_OTHER : read ? ACTION_READ : ACTION_WRITE;
+  if (read === writes.size > 0) return ACTION_OTHER;
+  if (read) return ACTION_READ;
+  return writes.size === 1 ? [...writes][0]! : ACTION_WRITE;
+}
+
+/**
+ * How much lower a tool whose name does `tool` ranks for a request that asks `request`: 1 for the
+ * opposite (reading for a change, a change for a reading, deleting for creating or updating), 0.5 between
+ * creating and updating (put, set, upsert do either), 0 where either says nothing.
+ */
+export function actionMismatch(request: number, tool: number): number {
+  if (request === ACTION_OTHER || tool === ACTION_OTHER || request === tool) return 0;
+  if (request === ACTION_WRITE) return tool === ACTION_READ ? 1 : 0;
+  if ((request === ACTION_CREATE && tool === ACTION_UPDATE) || (request === ACTION_UPDATE && tool === ACTION_CREATE)) return 0.5;
+  return 1;
 }
