@@ -51,7 +51,7 @@ export interface SearchIndex {
 }
 
 /** Bump when the analysis changes: older snapshots are rebuilt. */
-const SNAPSHOT_FORMAT = 7;
+const SNAPSHOT_FORMAT = 8;
 
 interface Snapshot {
   format: number;
@@ -117,9 +117,15 @@ class FusedIndex implements SearchIndex {
     if (typeof query !== "string" || this.size === 0) return [];
     const lim = limit === Number.POSITIVE_INFINITY ? this.size : Math.max(0, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT));
     if (lim === 0) return [];
-    const { groups, words, unmatched, intent } = parseQuery(query, this.#bm25, this.#isWord, loadedHanLexicon(), loadedForeignWords());
+    const { groups, words, unmatched, intent, valueParams } = parseQuery(
+      query,
+      this.#bm25,
+      this.#isWord,
+      loadedHanLexicon(),
+      loadedForeignWords(),
+    );
     if (groups.length === 0) return [];
-    const lexical = this.#bm25.score(groups, intent);
+    const lexical = this.#bm25.score(groups, intent, valueParams);
     const meaningWeight = MEANING_WEIGHT * (MEANING_FLOOR + (1 - MEANING_FLOOR) * unmatched);
     const meaning = meaningWeight > 0 ? this.#semantic?.score(words) : undefined;
     const fused = new Float64Array(this.size);

@@ -20,6 +20,13 @@ describe("values in a request", () => {
     expect(spans("merge feature/dark-mode in acme/webapp, 1/2 done")).toEqual([]);
   });
 
+  test("each kind of value names the parameters that take it; quoted text names none", () => {
+    const params = (q: string) => valueSpans(q).map((v) => v.params.join("|"));
+    expect(params("what is at 40.7128, -74.0060")).toEqual(["latitude|longitude|lat|lng|lon|coordinates|location"]);
+    expect(params("open report.txt")).toEqual(["file|path|filename|paths|files"]);
+    expect(params("send 'hello there'")).toEqual([""]);
+  });
+
   test("code: call expressions with nested parentheses and member chains, and backticks", () => {
     expect(spans("run print(sum(range(101))) please")).toEqual([["print(sum(range(101)))", "code"]]);
     expect(spans("evaluate document.querySelectorAll('img').length in the console")).toEqual([

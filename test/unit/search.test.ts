@@ -278,6 +278,29 @@ describe("createSearchIndex basics", () => {
     ).toEqual(["kv_delete", "kv_put"]);
   });
 
+  test("a value in the request favours the tool whose parameters take such a value", () => {
+    const idx = createSearchIndex(
+      [
+        {
+          server: "maps",
+          name: "geocode",
+          description: "Convert an address into geographic coordinates",
+          inputSchema: { type: "object", properties: { address: { type: "string" } } },
+        },
+        {
+          server: "maps",
+          name: "reverse_geocode",
+          description: "Convert coordinates into an address",
+          inputSchema: { type: "object", properties: { latitude: { type: "number" }, longitude: { type: "number" } } },
+        },
+        // No parameters named: neither favoured nor held back.
+        { server: "maps", name: "place", description: "The address of a place and its coordinates" },
+      ],
+      { wordVectors: null },
+    );
+    expect(idx.search("what address is at 40.7128, -74.0060")[0]!.name).toBe("reverse_geocode");
+  });
+
   test("a request that only changes things prefers a tool that changes over one that reads", () => {
     const idx = createSearchIndex(
       [

@@ -10,7 +10,7 @@
  * fraction of the tool's name the query covers, a boost for tools of a server the query names, and
  * a small penalty for tools that change things when the request only asks (intent.ts).
  */
-import { type DocFields, F_NAME, F_SERVER, F_TITLE, NUM_FIELDS } from "./fields.ts";
+import { type DocFields, F_NAME, F_PARAM_NAMES, F_SERVER, F_TITLE, NUM_FIELDS } from "./fields.ts";
 import { ABBREVIATION_GROUPS, SYNONYM_GROUPS } from "./lexicon.ts";
 import { ACTION_OTHER, actionMismatch, toolAction } from "./intent.ts";
 import { type LoanwordIndex, loanwordIndex } from "./katakana.ts";
@@ -38,6 +38,12 @@ const NAME_COVERAGE = 0.5;
  * ("which droplets do I have": droplet-list before droplet-create). 0.1-0.5 alike on the development files.
  */
 const INTENT_PENALTY = 0.25;
+/**
+ * Score bonus for a tool whose parameters take the kind of value the request passes ("what address is at
+ * 40.71, -74.00": the tool taking latitude and longitude, not the one taking an address), times the
+ * share of the request's kinds of value it takes. Tools without parameters named are left as they are.
+ */
+const VALUE_PARAM_BONUS = 0.2;
 /** Server boilerplate: a word in >= this fraction of a server's tool descriptions ... */
 const BOILERPLATE_FRACTION = 0.5;
 /** ... (for servers with at least this many tools) has its description weight scaled by: */
@@ -58,6 +64,7 @@ export interface Bm25fSnapshot {
   docServer: number[];
   nameStems: string[][];
   docAction: number[];
+  paramStems: string[][];
 }
 
 export class Bm25fIndex {
@@ -74,6 +81,8 @@ export class Bm25fIndex {
   readonly #serverDocs: number[][];
   /** Per-doc action of the tool's name (intent.ts). */
   readonly #docAction: Uint8Array;
+  /** Per-doc stems of the words of its parameters' names. */
+  readonly #paramStems: string[][];
 
   constructor(fields: DocFields[], snapshot?: Bm25fSnapshot) {
     this.#addLexicon();
@@ -86,6 +95,7 @@ export class Bm25fIndex {
       this.#docServer = Int32Array.from(snapshot.docServer);
       this.#nameStems = snapshot.nameStems;
       this.#docAction = Uint8Array.from(snapshot.docAction);
+      this.#paramStems = snapshot.paramStems;
       this.#serverDocs = [];
       for (let d = 0; d < this.size; d++) (this.#serverDocs[this.#docServer[d]!] ??= []).push(d);
       return;
@@ -249,6 +259,7 @@ export class Bm25fIndex {
       return kept.length > 0 ? kept : stems;
     });
     this.#docAction = Uint8Array.from(fields, (f) => toolAction(tokenize(f.name)));
+    this.#paramStems = fields.map((f) => [...new Set(f.texts[F_PARAM_NAMES]!.flatMap((p) => tokenize(p).map(stem)))]);
     this.#serverDocs = serverNames.map(() => [] as number[]);
     for (let d = 0; d < n; d++) this.#serverDocs[this.#docServer[d]!]!.push(d);
   }
@@ -262,6 +273,7 @@ export class Bm25fIndex {
       docServer: [...this.#docServer],
       nameStems: this.#nameStems,
       docAction: [...this.#docAction],
+      paramStems: this.#paramStems,
     };
   }
 
@@ -296,7 +308,7 @@ export class Bm25fIndex {
   }
 
   /** BM25F scores of every doc for the query groups (0 where nothing matched); `intent`: what the request asks (intent.ts). */
-  score(groups: Group[], intent: number = ACTION_OTHER): Float64Array {
+  score(groups: Group[], intent: number = ACTION_OTHER, valueParams: readonly string[][] = []): Float64Array {
     const n = this.size;
     const total = new Float64Array(n);
     const matched = new Float64Array(n);
@@ -370,6 +382,12 @@ export class Bm25fIndex {
       }
       const action = this.#docAction[d];
       score *= 1 - INTENT_PENALTY * actionMismatch(intent, action!);
+      const params = this.#paramStems[d]!;
+      if (valueParams.length > 0 && params.length > 0) {
+        let takes = 0;
+        for (const kind of valueParams) if (kind.some((p) => params.includes(p))) takes++;
+        score *= 1 + (VALUE_PARAM_BONUS * takes) / valueParams.length;
+      }
       total[d] = score > 0 ? score : 0;
     }
     return total;

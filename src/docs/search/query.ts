@@ -65,6 +65,8 @@ export interface ParsedQuery {
   unmatched: number;
   /** What the request asks to do (intent.ts). */
   intent: number;
+  /** For each kind of value the request passes (values.ts), the stems of parameter names that take it. */
+  valueParams: string[][];
 }
 
 /**
@@ -328,7 +330,9 @@ export function parseQuery(
   // What the request asks to do is in its own words, not in the values it passes ("accept the 'Delete item?' popup").
   const passed = valueWordCounter(values);
   const own = inEnglish.filter((t) => !passed(t));
-  return { groups, words, unmatched, intent: queryAction([...own, ...hanEnglish]) };
+  const valueParams = new Map<string, string[]>();
+  for (const { params } of values) if (params.length > 0) valueParams.set(params.join(" "), params.map(stem));
+  return { groups, words, unmatched, intent: queryAction([...own, ...hanEnglish]), valueParams: [...valueParams.values()] };
 }
 
 /**

@@ -11,6 +11,8 @@
 export interface ValueShape {
   /** The span's words are values; `hints` name what the span is (alternatives of one query word). */
   hints: readonly string[];
+  /** Words of the names of parameters that take such a value ("path", "file_path"; "latitude"). */
+  params: readonly string[];
   span: string;
 }
 
@@ -31,24 +33,43 @@ const HOST = `(?<![\\w.@/-])(?:[a-z0-9-]+\\.)+(?:${TLDS})`;
 const SQL =
   /\b(?:SELECT\s[^\n;]*?\bFROM|INSERT\s+INTO|UPDATE\s+[\w."]+\s+SET|DELETE\s+FROM|(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|VIEW)|WITH\s+\w+\s+AS\s*\(|select\s+(?:\*|count\(|distinct\s|[\w.]+\s*,\s*[\w.]+\s+from\b)|delete\s+from\s+[\w."]+\s+where|insert\s+into\s+[\w."]+\s*(?:\(|values\b))[^\n;]*;?/gu;
 
-const SHAPES: { re: RegExp; hints: readonly string[] }[] = [
-  { re: SQL, hints: ["sql", "query"] },
-  { re: /\bhttps?:\/\/[^\s<>"'`]+/giu, hints: ["url", "link"] },
-  { re: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, hints: ["email"] },
-  { re: new RegExp(`(?<![\\w.])[\\w~/-]*[\\w-]\\.(?:${EXTENSIONS})(?![\\w.])`, "giu"), hints: ["file"] },
-  { re: /`[^`\n]{1,200}`/gu, hints: ["code"] },
+const URL_PARAMS = ["url", "urls", "uri", "link", "href"];
+const CODE_PARAMS = ["code", "script", "expression", "function", "source"];
+
+const SHAPES: { re: RegExp; hints: readonly string[]; params: readonly string[] }[] = [
+  { re: SQL, hints: ["sql", "query"], params: ["sql", "query", "statement"] },
+  { re: /\bhttps?:\/\/[^\s<>"'`]+/giu, hints: ["url", "link"], params: URL_PARAMS },
+  { re: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, hints: ["email"], params: ["email", "to", "recipient", "recipients"] },
+  {
+    re: new RegExp(`(?<![\\w.])[\\w~/-]*[\\w-]\\.(?:${EXTENSIONS})(?![\\w.])`, "giu"),
+    hints: ["file"],
+    params: ["file", "path", "filename", "paths", "files"],
+  },
+  { re: /`[^`\n]{1,200}`/gu, hints: ["code"], params: CODE_PARAMS },
   // A path without a file name's extension: a folder, or a path to something ("~/projects/blog", "/var/log").
-  { re: /(?<![\w.:/~-])(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)*\/?(?![\w/])/gu, hints: ["directory", "path"] },
-  { re: /(?<![\w&/])#[a-z][\w-]*/giu, hints: ["channel"] },
-  { re: /(?<![\w.])@[a-z][\w.-]*(?![\w.-]*\/)/giu, hints: ["user"] }, // not an npm scope (@types/node)
-  { re: /(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])/giu, hints: ["emoji", "reaction"] },
-  { re: /\b(?:localhost|[\d.]{7,15}|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b/giu, hints: ["port"] },
+  {
+    re: /(?<![\w.:/~-])(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)*\/?(?![\w/])/gu,
+    hints: ["directory", "path"],
+    params: ["directory", "path", "dir", "folder", "paths"],
+  },
+  { re: /(?<![\w&/])#[a-z][\w-]*/giu, hints: ["channel"], params: ["channel"] },
+  { re: /(?<![\w.])@[a-z][\w.-]*(?![\w.-]*\/)/giu, hints: ["user"], params: ["user", "username", "users"] }, // not an npm scope (@types/node)
+  { re: /(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])/giu, hints: ["emoji", "reaction"], params: ["emoji", "reaction"] },
+  { re: /\b(?:localhost|[\d.]{7,15}|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b/giu, hints: ["port"], params: ["port", "host", "url"] },
   // After the shapes above, which hold these inside them (a URL's host, an e-mail's domain, a host:port).
-  { re: /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])/gu, hints: ["ip"] },
-  { re: /(?<![\w.])-?\d{1,3}\.\d{2,},\s?-?\d{1,3}\.\d{2,}(?![\w.])/gu, hints: ["latitude", "longitude", "coordinates"] },
+  { re: /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])/gu, hints: ["ip"], params: ["ip", "address", "host"] },
+  {
+    re: /(?<![\w.])-?\d{1,3}\.\d{2,},\s?-?\d{1,3}\.\d{2,}(?![\w.])/gu,
+    hints: ["latitude", "longitude", "coordinates"],
+    params: ["latitude", "longitude", "lat", "lng", "lon", "coordinates", "location"],
+  },
   // A host and a path without the scheme ("airbnb.com/rooms/123"): a URL; a host alone: a domain or site.
-  { re: new RegExp(`${HOST}/(?:[^\\s<>"'\`]*[^\\s<>"'\`.,;:!?)\\]])?`, "giu"), hints: ["url", "link"] },
-  { re: new RegExp(`${HOST}(?![\\w.-])`, "giu"), hints: ["domain", "url", "website", "site"] },
+  { re: new RegExp(`${HOST}/(?:[^\\s<>"'\`]*[^\\s<>"'\`.,;:!?)\\]])?`, "giu"), hints: ["url", "link"], params: URL_PARAMS },
+  {
+    re: new RegExp(`${HOST}(?![\\w.-])`, "giu"),
+    hints: ["domain", "url", "website", "site"],
+    params: ["domain", "site", "host", ...URL_PARAMS],
+  },
 ];
 
 /** Quoted text is something to pass (a message, a search, a name): its words say what, not what to do. */
@@ -70,12 +91,12 @@ export function valueSpans(text: string): ValueShape[] {
   const out: ValueShape[] = [];
   const taken: [number, number][] = [];
   const inside = (s: number, e: number) => taken.some(([a, b]) => s >= a && e <= b);
-  const add = (s: number, e: number, hints: readonly string[]) => {
+  const add = (s: number, e: number, hints: readonly string[], params: readonly string[]) => {
     if (inside(s, e)) return;
     taken.push([s, e]);
-    out.push({ span: query.slice(s, e), hints });
+    out.push({ span: query.slice(s, e), hints, params });
   };
-  for (const { re, hints } of SHAPES) for (const m of query.matchAll(re)) add(m.index!, m.index! + m[0].length, hints);
+  for (const { re, hints, params } of SHAPES) for (const m of query.matchAll(re)) add(m.index!, m.index! + m[0].length, hints, params);
   for (const m of query.matchAll(CALL_HEAD)) {
     const start = m.index!;
     if (inside(start, start + 1)) continue;
@@ -83,10 +104,10 @@ export function valueSpans(text: string): ValueShape[] {
     if (end < 0) continue;
     // A trailing member access or call chain belongs to the expression (`...).length`).
     const tail = /^(?:\.[A-Za-z_$][\w$]*)+/u.exec(query.slice(end));
-    add(start, end + (tail ? tail[0].length : 0), ["code"]);
+    add(start, end + (tail ? tail[0].length : 0), ["code"], CODE_PARAMS);
   }
   // Last: a quote inside code is part of the code.
-  for (const m of query.matchAll(QUOTED)) add(m.index!, m.index! + m[0].length, []);
+  for (const m of query.matchAll(QUOTED)) add(m.index!, m.index! + m[0].length, [], []);
   return out;
 }
 
