@@ -310,6 +310,7 @@ describe("createSearchIndex basics", () => {
       { wordVectors: null },
     );
     expect(idx.search("put a comment on the page")[0]!.name).toBe("publish-comment");
+    expect(idx.search("leave a comment on the page")[0]!.name).toBe("publish-comment");
     expect(idx.search("which comment is on the page")[0]!.name).toBe("get-comment");
     // "new" is an adjective more often than an order: a question about a new thing still reads.
     const cost = createSearchIndex(

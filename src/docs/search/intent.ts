@@ -17,7 +17,9 @@ export const ACTION_WRITE = 5;
 const READ_VERBS =
   "get list read show view fetch retrieve search find query describe lookup look display browse check count inspect see".split(" ");
 const CREATE_VERBS =
-  "create add insert generate make post upload push send publish import register write save fork clone copy duplicate".split(" ");
+  "create add insert generate make post upload push send publish import register write save fork clone copy duplicate deploy leave".split(
+    " ",
+  );
 const UPDATE_VERBS =
   "update append edit modify change patch set put rename move replace enable disable assign toggle scale resize promote upgrade bump increase raise restore revert".split(
     " ",
