@@ -247,6 +247,16 @@ describe("createSearchIndex basics", () => {
       { wordVectors: null },
     );
     expect(idx.search("which droplets do I have")[0]!.name).toBe("droplet-get");
+    expect(idx.search("is there a droplet")[0]!.name).toBe("droplet-get");
+    // "is" asks where the request begins with it, not inside a statement; to remember is to store.
+    const graph = createSearchIndex(
+      [
+        { server: "memory", name: "create_entities", description: "Entities of the knowledge graph." },
+        { server: "memory", name: "get_entities", description: "Entities of the knowledge graph." },
+      ],
+      { wordVectors: null },
+    );
+    expect(graph.search("remember in the knowledge graph that Alice is an engineer")[0]!.name).toBe("create_entities");
     expect(idx.search("droplet")[0]!.name).toBe("droplet-delete");
     expect(idx.search("delete the droplet")[0]!.name).toBe("droplet-delete");
     // "give me", "tell us": to be told something.

@@ -17,7 +17,7 @@ export const ACTION_WRITE = 5;
 const READ_VERBS =
   "get list read show view fetch retrieve search find query describe lookup look display browse check count inspect see".split(" ");
 const CREATE_VERBS =
-  "create add insert generate make post upload push send publish import register write save fork clone copy duplicate deploy leave".split(
+  "create add insert generate make post upload push send publish import register write save fork clone copy duplicate deploy leave remember memorize".split(
     " ",
   );
 const UPDATE_VERBS =
@@ -27,7 +27,9 @@ const UPDATE_VERBS =
 const DELETE_VERBS =
   "delete remove destroy drop erase purge clear wipe unassign cancel forget kill terminate uninstall revoke trash discard".split(" ");
 /** Question words: a request that asks something wants to read. */
-const QUESTION_WORDS = new Set("what which who whose how where when is are does do have has exist exists".split(" "));
+const QUESTION_WORDS = new Set("what whats which who whose how where when".split(" "));
+/** Verbs that ask only where a request begins with them ("is there a way to ...", "does it have ..."), not in a statement ("remember that Alice is an engineer"). */
+const ASKING_FIRST = new Set("is are does do have has exist exists".split(" "));
 
 /** Verbs that read when said to the speaker ("give me the value", "tell us which"). */
 const ASKING_VERBS = new Set(["give", "tell"]);
@@ -63,7 +65,7 @@ export function queryAction(queryTokens: readonly string[]): number {
     }
     const a = ACTION_OF.get(stem(t));
     if (a !== undefined && a !== ACTION_READ) writes.add(a);
-    else if (a === ACTION_READ || QUESTION_WORDS.has(t)) read = true;
+    else if (a === ACTION_READ || QUESTION_WORDS.has(t) || (i === 0 && ASKING_FIRST.has(t))) read = true;
   }
   if (read === writes.size > 0) return ACTION_OTHER;
   if (read) return ACTION_READ;
