@@ -7,8 +7,10 @@
  * never rewarded twice for two forms of one word.
  *
  * Re-ranking factors: a coordination factor (fraction of query words matched), a bonus for the
- * fraction of the tool's name the query covers, a boost for tools of a server the query names, and
- * a small penalty for tools that change things when the request only asks (intent.ts).
+ * fraction of the tool's name the query covers, a boost for tools of a server the query names, a
+ * small penalty for tools that do something else to a thing than the request asks (read, create,
+ * update, delete: intent.ts), and a small bonus for tools whose parameters take the kind of value the
+ * request passes (values.ts).
  */
 import { type DocFields, F_NAME, F_PARAM_NAMES, F_SERVER, F_TITLE, NUM_FIELDS } from "./fields.ts";
 import { ABBREVIATION_GROUPS, SYNONYM_GROUPS } from "./lexicon.ts";

@@ -2,7 +2,9 @@
  * What a request asks to do with a thing, and what a tool does to one: read it, create it, change
  * it or delete it (CRUD, the verbs of nearly every API). A request phrased as a question or with a
  * reading verb ("which droplets do I have", "show all my tasks") and no verb that changes anything
- * wants a tool that reads: tools that create, change or delete rank a little lower for it.
+ * wants a tool that reads: tools that create, change or delete rank a little lower for it. One that
+ * changes something one way wants a tool that does that: for "set key maintenance to on" a tool that
+ * deletes ranks lower, and one that creates half as much lower (put, set and upsert do either).
  */
 import { stem } from "./tokenize.ts";
 
