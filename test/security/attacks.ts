@@ -116,8 +116,10 @@ export const ATTACKS: Attack[] = [
     title: "start threads until refused",
     code: "ev = threading.Event()\nts, e = [], None\ntry:\n    for _ in range(5000):\n        t = threading.Thread(target=ev.wait, daemon=True)\n        t.start()\n        ts.append(t)\nexcept RuntimeError as ex:\n    e = str(ex)\nev.set()\nverdict(e is not None and len(ts) < 1024, f'{len(ts)} threads, then: {e}')",
     timeout: 30,
+    // The bomb's threads end once released, but not at once (under gVisor, slowly): the control waits for
+    // them to be gone (up to 10 s) before it starts its own, or it would race their teardown for pids.
     control:
-      "ts = [threading.Thread(target=lambda: None) for _ in range(50)]\n[t.start() for t in ts]\n[t.join() for t in ts]\nverdict(True)",
+      "deadline = time.time() + 10\nwhile threading.active_count() > 5 and time.time() < deadline:\n    time.sleep(0.05)\nts = [threading.Thread(target=lambda: None) for _ in range(50)]\n[t.start() for t in ts]\n[t.join() for t in ts]\nverdict(True)",
   },
   {
     id: "cpu-spin",
