@@ -303,8 +303,6 @@ describe("createSearchIndex basics", () => {
           description: "Convert coordinates into an address",
           inputSchema: { type: "object", properties: { latitude: { type: "number" }, longitude: { type: "number" } } },
         },
-        // No parameters named: neither favoured nor held back.
-        { server: "maps", name: "place", description: "The address of a place and its coordinates" },
       ],
       { wordVectors: null },
     );
