@@ -311,12 +311,15 @@ export function parseQuery(
         ),
       );
   };
+  // Each kind of value once: its hints as a query word, and the parameter names that take it (bm25f.ts).
   const hinted = new Set<string>();
-  for (const { hints } of values) {
+  const valueParams: string[][] = [];
+  for (const { hints, params } of values) {
     const key = hints.join(" ");
     if (hinted.has(key)) continue;
     hinted.add(key);
     pushAlternatives(hints, W_VALUE);
+    if (params.length > 0) valueParams.push(params.map(stem));
   }
   // "how much", "how far": the quantity asked for is a word of the request (alternatives; none of them
   // may be a tool's word). A foreign request asks in its words' English ("cuánto" -> "how much").
@@ -330,9 +333,7 @@ export function parseQuery(
   // What the request asks to do is in its own words, not in the values it passes ("accept the 'Delete item?' popup").
   const passed = valueWordCounter(values);
   const own = inEnglish.filter((t) => !passed(t));
-  const valueParams = new Map<string, string[]>();
-  for (const { params } of values) if (params.length > 0) valueParams.set(params.join(" "), params.map(stem));
-  return { groups, words, unmatched, intent: queryAction([...own, ...hanEnglish]), valueParams: [...valueParams.values()] };
+  return { groups, words, unmatched, intent: queryAction([...own, ...hanEnglish]), valueParams };
 }
 
 /**
