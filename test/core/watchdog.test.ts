@@ -29,7 +29,7 @@ describe("watchdog", () => {
     const upstream = Bun.spawn(["sleep", "300"], { stdout: "ignore" });
     const bridge = Bun.spawn(
       ["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "io.mcp-code-exec.owner=h:1", engine, String(upstream.pid)],
-      { stdout: "pipe" },
+      { stdout: "pipe", env: process.env },
     );
     const reader = bridge.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("ready\n");
@@ -50,6 +50,7 @@ describe("watchdog", () => {
     const other = Bun.spawn(["sleep", "300"], { stdout: "ignore" });
     const bridge = Bun.spawn(["bun", join(ROOT, "test", "fixtures", "watchdog-bridge.ts"), "l", engine, String(other.pid), "ended"], {
       stdout: "pipe",
+      env: process.env,
     });
     await bridge.stdout.getReader().read();
     bridge.kill("SIGKILL");
