@@ -12,6 +12,7 @@ import { fileProbeCache } from "./engines/probe-cache.ts";
 import { engineEnv, lazyEngine, type EngineSelector } from "./engines/registry.ts";
 import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
+import { privateFolder, writeProblem } from "./host/private-dir.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
 import { OWNER_LABEL, ownerId } from "./session/container-spec.ts";
 import { startWatchdog, UpstreamsFile } from "./host/watchdog.ts";
@@ -66,7 +67,9 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   let upstreamsFile: UpstreamsFile | undefined;
   const processes = new UpstreamProcesses(() => {
     if (!upstreamsFile) {
-      upstreamsFile = new UpstreamsFile(join(config.stateDir, "run", `${process.pid}.upstreams`));
+      // In the state dir; where it cannot be written, in this process's own folder: the guard must find it.
+      const run = join(config.stateDir, "run");
+      upstreamsFile = new UpstreamsFile(join(writeProblem(run) === undefined ? run : privateFolder(), `${process.pid}.upstreams`));
       startWatchdog(owner, [], env, upstreamsFile.path);
     }
     return upstreamsFile;
@@ -129,7 +132,15 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
           getPool()
             .entries()
             .map((e) => ({ name: e.name, alias: e.alias })),
-        seccompProfile: () => seccompProfilePath(config.stateDir, { gvisor: isGvisor(config.ociRuntime) }),
+        seccompProfile: () =>
+          seccompProfilePath(config.stateDir, {
+            gvisor: isGvisor(config.ociRuntime),
+            onFallback: ({ stateDir, error, path }) =>
+              log.warn(
+                "the state dir cannot be written: the seccomp profile goes to a temporary folder; caches, the audit log, skills and sign-ins are not kept (set MCP_BRIDGE_STATE_DIR to a writable folder)",
+                { stateDir, error, profile: path },
+              ),
+          }),
         onEngine: guardEngine,
         ...extra,
       }),

@@ -3,8 +3,9 @@
  * latency. Exposed as the MCP resource resource://mcp-code-exec/stats and by `mcp-code-exec stats`, which
  * reads the snapshot each running bridge keeps in its state dir.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { removeQuietly } from "./host/private-dir.ts";
 
 const LATENCY_SAMPLES = 2048;
 
@@ -94,7 +95,7 @@ export class Metrics {
     (timer as { unref?: () => void }).unref?.();
     return () => {
       clearInterval(timer);
-      rmSync(file, { force: true });
+      removeQuietly(file);
     };
   }
 }

@@ -22,7 +22,7 @@ export function isProcessAlive(pid: number): boolean {
 /** Returns the names removed. Channel folders left by dead bridges go too (src/host/socket-channel.ts). */
 export async function reapOrphans(env: Record<string, string>, log: Logger, engines: string[] = AUTO_ORDER): Promise<string[]> {
   const removed: string[] = [];
-  for (const folder of sweepChannelFolders(isProcessAlive)) log.info("removed a channel folder left by a bridge that is gone", { folder });
+  for (const folder of sweepChannelFolders(isProcessAlive)) log.info("removed a folder left by a bridge that is gone", { folder });
   const me = hostname();
   await Promise.all(
     engines.map(async (name) => {

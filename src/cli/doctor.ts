@@ -3,6 +3,7 @@
  * then starts a real sandbox with every hardening flag and verifies each one from inside.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { writeProblem } from "../host/private-dir.ts";
 import { createApp, type App } from "../app.ts";
 import { parseSize } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
@@ -75,6 +76,7 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   }
   process.on("exit", removeAllContainersSync);
   const { config } = app;
+  checks.push(stateDirCheck(config.stateDir));
   checks.push(...hostChecks());
   checks.push({
     name: "engine search path",
@@ -315,6 +317,18 @@ const ALLOWED_ENV = new Set([
   "LC_CTYPE",
   "TERM",
 ]);
+
+/** Whether the state dir takes a file (what it keeps: caches, the audit log, skills, sign-ins). */
+export function stateDirCheck(stateDir: string): Check {
+  const problem = writeProblem(stateDir);
+  if (problem === undefined) return { name: "state dir", ok: true, detail: `${stateDir} is writable` };
+  return {
+    name: "state dir",
+    ok: false,
+    detail: `${stateDir} cannot be written (${problem}): sandboxes still start (their seccomp profile goes to a temporary folder), but the audit log, skills, sign-in tokens and caches are not kept`,
+    fix: "free some disk space there, or set MCP_BRIDGE_STATE_DIR to a folder this user can write",
+  };
+}
 
 function hostChecks(): Check[] {
   const out: Check[] = [];

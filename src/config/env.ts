@@ -150,7 +150,13 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_CONTAINER_LIFETIME: seconds("MCP_BRIDGE_CONTAINER_LIFETIME").describe(
     "Hard cap on a sandbox's life, enforced by the sandbox's own init even if the bridge dies",
   ),
-  MCP_BRIDGE_STATE_DIR: z.string().trim().min(1).describe("Where caches and state live"),
+  MCP_BRIDGE_STATE_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .describe(
+      "Where caches and state live. Where it cannot be written (a read-only home, a full disk), sandboxes still start and calls still work: the seccomp profile and the watchdog's list of upstream servers go to a fresh folder of the bridge's own in the temporary folder, removed at exit; the log says so once, `doctor` fails its `state dir` check, and the audit log, skills, sign-ins and caches are not kept (`save_skill` says why)",
+    ),
   MCP_BRIDGE_OUTPUT_MODE: z.string().trim().toLowerCase().pipe(z.enum(OUTPUT_MODES)).describe("Result rendering: compact, toon or json"),
   MCP_BRIDGE_STRUCTURED_CONTENT: flag.describe(
     "Also send results as structuredContent, with a declared outputSchema (Codex and Claude Code then show their model only that JSON: no plot, no rendered text)",

@@ -17,6 +17,7 @@
 import { chmodSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PRIVATE_FOLDER_PREFIX } from "./private-dir.ts";
 import type { ChildProcess } from "./process.ts";
 import { listenUnix, type UnixConnection, type UnixListener } from "./unix-listener.ts";
 
@@ -250,8 +251,9 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
- * Remove channel folders (ours: this uid's) left by bridges that are gone: one killed with SIGKILL
- * while its container was starting leaves its folder behind. Returns the folders removed.
+ * Remove channel folders and private folders (host/private-dir.ts; ours: this uid's) left by bridges
+ * that are gone: one killed with SIGKILL while its container was starting leaves its folder behind.
+ * Returns the folders removed.
  */
 export function sweepChannelFolders(isAlive: (pid: number) => boolean, dir: string = tmpdir()): string[] {
   const removed: string[] = [];
@@ -263,7 +265,8 @@ export function sweepChannelFolders(isAlive: (pid: number) => boolean, dir: stri
   }
   const uid = process.getuid?.();
   for (const name of names) {
-    const m = name.startsWith(FOLDER_PREFIX) ? /^(\d+)-/.exec(name.slice(FOLDER_PREFIX.length)) : null;
+    const prefix = [FOLDER_PREFIX, PRIVATE_FOLDER_PREFIX].find((p) => name.startsWith(p));
+    const m = prefix ? /^(\d+)-/.exec(name.slice(prefix.length)) : null;
     if (!m) continue;
     const path = join(dir, name);
     try {

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { removeQuietly } from "../host/private-dir.ts";
 import * as z from "zod";
 
 /** A skill name: a Python identifier that can be a module name. */
@@ -78,12 +79,20 @@ export class SkillStore {
   /** Writes the skill's file (0600, atomically); returns its path. */
   save(input: { name: string; description?: string; source: string }): string {
     const skill = SkillSchema.parse(input);
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${skill.name}.py`);
     const doc = skill.description.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"');
     const text = `"""${doc}"""\n\n${skill.source.replace(/\r\n/g, "\n").trimEnd()}\n`;
-    writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
+      renameSync(`${file}.tmp`, file);
+    } catch (err) {
+      removeQuietly(`${file}.tmp`);
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new Error(
+        `cannot save the skill to ${this.dir} (${code}): the bridge's state dir must be writable to keep skills; free some disk space or set MCP_BRIDGE_STATE_DIR to a folder this user can write`,
+      );
+    }
     return file;
   }
 

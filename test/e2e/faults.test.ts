@@ -199,6 +199,49 @@ describe("an upstream that hangs up on a message larger than it reads", () => {
   });
 });
 
+describe("a state dir that cannot be written (under a regular file, ENOTDIR: as root, a read-only or full disk cannot be made without a mount)", () => {
+  const engine = ENGINES[0]!;
+
+  test("sandboxes start and proxied calls work; saving a skill says why it cannot; a killed bridge still leaves no upstream or container", async () => {
+    const home = homeWithServers({ flaky: { command: "bun", args: [join(ROOT, "test", "fixtures", "flaky-server.ts")] } });
+    writeFileSync(join(home, "blocker"), "");
+    const state = join(home, "blocker", "state");
+    const env = { HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_STATE_DIR: state };
+    const bridge = await startBridge(env, { cwd: home });
+    try {
+      expect((await bridge.run("print(6 * 7)")).text).toContain("42");
+      const pinged = await bridge.run("(await mcp_flaky.ping())['pid']", { servers: ["flaky"] });
+      const upstream = Number(pinged.structured.value);
+      expect(processAlive(upstream)).toBe(true);
+      const skill = await bridge.run(
+        "from mcp import runtime\ndef twice(x):\n    return 2 * x\ntry:\n    runtime.save_skill(twice)\n    out = 'saved'\nexcept Exception as e:\n    out = str(e)\nout",
+      );
+      expect(String(skill.structured.value)).toContain(`cannot save the skill to ${join(state, "skills")} (ENOTDIR)`);
+      expect(String(skill.structured.value)).toContain("MCP_BRIDGE_STATE_DIR");
+      // Said once, with the place the profile went instead.
+      expect(bridge.stderr().match(/the state dir cannot be written/g)?.length).toBe(1);
+      expect(bridge.stderr()).toMatch(/error=ENOTDIR profile=\S*mcp-code-exec-own-\d+-\w+\/seccomp-[0-9a-f]{12}\.json/);
+      expect((await mine(engine, bridge.pid)).length).toBe(1);
+      process.kill(bridge.pid, "SIGKILL");
+      expect(await waitFor(async () => !processAlive(upstream), 10_000)).toBe(true);
+      expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 20_000)).toBe(true);
+    } finally {
+      await bridge.close();
+    }
+    // A bridge that ends normally has nothing to complain about either.
+    const again = await startBridge(env, { cwd: home });
+    expect((await again.run("print('again')")).text).toContain("again");
+    await again.close();
+    expect(await waitFor(async () => !processAlive(again.pid), 5_000)).toBe(true);
+    expect(again.stderr()).not.toMatch(/unhandled|EFAULT/);
+    // doctor says what is wrong and what to do.
+    const doctor = Bun.spawnSync([BINARY, "doctor"], { env: bridgeEnv(env), cwd: home, stdout: "pipe", stderr: "pipe" });
+    const out = doctor.stdout.toString();
+    expect(out).toContain(`FAIL  state dir: ${state} cannot be written (ENOTDIR)`);
+    expect(out).toContain("set MCP_BRIDGE_STATE_DIR to a folder this user can write");
+  });
+});
+
 describe("upstream servers never outlive the bridge", () => {
   const engine = ENGINES[0]!;
   /** A bridge configured with a server that never finishes starting and ignores every polite signal. */

@@ -141,16 +141,19 @@ describe("a temp folder whose path is too long for a unix socket", () => {
 });
 
 describe("folders left by bridges that are gone", () => {
-  test("the startup sweep removes a dead bridge's channel folder and keeps a live one's and anything else", async () => {
+  test("the startup sweep removes a dead bridge's channel and private folders and keeps a live one's and anything else", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcx-sweep-"));
     const gone = spawnChild("true", [], { env });
     await gone.exited;
     const dead = join(dir, `mcp-code-exec-ch-${gone.pid}-abc123`);
+    const deadOwn = join(dir, `mcp-code-exec-own-${gone.pid}-abc123`);
     const live = join(dir, `mcp-code-exec-ch-${process.pid}-def456`);
+    const liveOwn = join(dir, `mcp-code-exec-own-${process.pid}-def456`);
     const other = join(dir, "mcp-code-exec-ch-notapid");
-    for (const d of [dead, live, other]) mkdirSync(d);
+    for (const d of [dead, deadOwn, live, liveOwn, other]) mkdirSync(d);
     writeFileSync(join(dead, "s"), "");
-    expect(sweepChannelFolders(isProcessAlive, dir)).toEqual([dead]);
-    expect([existsSync(dead), existsSync(live), existsSync(other)]).toEqual([false, true, true]);
+    writeFileSync(join(deadOwn, "seccomp-0123456789ab.json"), "{}");
+    expect(sweepChannelFolders(isProcessAlive, dir).sort()).toEqual([dead, deadOwn].sort());
+    expect([dead, deadOwn, live, liveOwn, other].map((d) => existsSync(d))).toEqual([false, false, true, true, true]);
   });
 });
