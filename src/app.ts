@@ -12,7 +12,7 @@ import { fileProbeCache } from "./engines/probe-cache.ts";
 import { engineEnv, lazyEngine, type EngineSelector } from "./engines/registry.ts";
 import { isGvisor } from "../adapters/oci-flags.ts";
 import { seccompProfilePath } from "./sandbox/seccomp.ts";
-import { privateFolder, writeProblem } from "./host/private-dir.ts";
+import { privateFolder, unusableTmpdir, writeProblem } from "./host/private-dir.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
 import { OWNER_LABEL, ownerId } from "./session/container-spec.ts";
 import { startWatchdog, UpstreamsFile } from "./host/watchdog.ts";
@@ -56,6 +56,16 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const config = made.config ?? loadConfig(processEnv, home);
   const log = made.log ?? createLogger(config.logLevel, config.logFormat);
   const metrics = new Metrics();
+  // A TMPDIR that is no usable folder: the system's temporary folder instead, for us and the engines.
+  const badTmp = unusableTmpdir(processEnv);
+  if (badTmp) {
+    log.warn("TMPDIR is not a folder this user can write: using the system's temporary folder instead", {
+      TMPDIR: processEnv.TMPDIR,
+      error: badTmp,
+    });
+    if (processEnv === process.env) delete process.env.TMPDIR;
+    processEnv = { ...processEnv, TMPDIR: undefined };
+  }
   const env = engineEnv(processEnv);
   // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
   // What an earlier bridge's probe learned is reused while the engine's binary is unchanged.

@@ -5,7 +5,7 @@
  * file there), once per process, and removed when the bridge exits; one left by a killed bridge is
  * swept by the next bridge's reaper (its name carries the pid, as the socket channel's folders do).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -52,4 +52,21 @@ export function removeQuietly(path: string): void {
 export function errorCode(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   return e?.code ?? (e instanceof Error ? e.message : String(err));
+}
+
+/**
+ * TMPDIR, when it is set but is no folder this user can write (a stale per-session folder, a drive
+ * not mounted): why, else undefined. Engines fail on it too (podman: "open $TMPDIR/...: no such file"),
+ * and so did every start of ours, reported as the engine's binary missing (a spawn's working folder).
+ */
+export function unusableTmpdir(env: Record<string, string | undefined>): string | undefined {
+  const dir = env.TMPDIR;
+  if (!dir) return undefined;
+  try {
+    if (!statSync(dir).isDirectory()) return "ENOTDIR";
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch (err) {
+    return errorCode(err);
+  }
 }

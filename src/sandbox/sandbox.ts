@@ -2,6 +2,7 @@
  * One running sandbox container and the frame channel to its entrypoint. Moves bytes and matches
  * replies to requests; it does not know what a run means to the user (that is session.ts).
  */
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { ContainerSpec, RuntimeAdapter } from "../../adapters/types.ts";
 import { BridgeError } from "../errors.ts";
@@ -116,13 +117,25 @@ export class Sandbox {
     rememberContainer(deps.adapter, deps.spec.name);
     let child: ChildProcess;
     const spawnedAt = wallMs();
+    const cwd = tmpdir();
     try {
       // Not the bridge's working directory (the user's project): podman's conmon writes a file named
       // `oom` into its working directory when the container is OOM-killed.
-      child = deps.spawn(command!, args, { env: deps.engineEnv, cwd: tmpdir(), channel: deps.spec.channelFd !== undefined });
+      child = deps.spawn(command!, args, { env: deps.engineEnv, cwd, channel: deps.spec.channelFd !== undefined });
       if (deps.socketChannel) child = deps.socketChannel.wrap(child);
     } catch (err) {
       forgetContainer(deps.spec.name);
+      // A spawn into a working folder that is gone fails as if the program were missing (ENOENT).
+      if (!existsSync(cwd))
+        throw new BridgeError(
+          "ENGINE_FAILED",
+          `could not run ${command}: its working folder ${cwd} (the temporary folder) does not exist`,
+          {
+            source: deps.adapter.name,
+            hint: "set TMPDIR to a folder that exists (or unset it), then restart the bridge",
+            cause: err,
+          },
+        );
       throw new BridgeError("ENGINE_FAILED", `could not run ${command}: ${(err as Error).message}`, {
         source: deps.adapter.name,
         hint: `check that ${command} still runs (reinstall the engine if not), or set MCP_BRIDGE_RUNTIME to another engine`,

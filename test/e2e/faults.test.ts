@@ -242,6 +242,20 @@ describe("a state dir that cannot be written (under a regular file, ENOTDIR: as 
   });
 });
 
+describe("a TMPDIR that does not exist (a stale per-session folder, a drive not mounted)", () => {
+  test("the bridge says so once and uses the system's temporary folder: runs work (podman alone fails on it)", async () => {
+    const bridge = await startBridge({ HOME: homeWithServers({}), MCP_BRIDGE_RUNTIME: ENGINES[0]!, TMPDIR: "/nonexistent/mcx-tmp" });
+    try {
+      expect((await bridge.run("print(6 * 7)")).text).toContain("42");
+      expect((await bridge.run("print('again')")).text).toContain("again");
+      expect(bridge.stderr().match(/TMPDIR is not a folder this user can write/g)?.length).toBe(1);
+      expect(bridge.stderr()).toContain("TMPDIR=/nonexistent/mcx-tmp error=ENOENT");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
 describe("upstream servers never outlive the bridge", () => {
   const engine = ENGINES[0]!;
   /** A bridge configured with a server that never finishes starting and ignores every polite signal. */
