@@ -9,12 +9,14 @@
  */
 import { homedir } from "node:os";
 import { discoverForBridge } from "../config/discover.ts";
-import { loadConfig } from "../config/env.ts";
+import { type Config, loadConfig } from "../config/env.ts";
 import { renderError } from "../errors.ts";
 import { IdleCollector } from "../host/memory.ts";
 import { createLogger } from "../log.ts";
 import { type FrontTimings, HandshakeFront } from "../server/handshake-front.ts";
 import { handshake } from "../server/handshake.ts";
+import { loadPolicy } from "../policy.ts";
+import { serveProblem } from "../server/problem-server.ts";
 import { lastReadiness } from "../server/readiness.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
 import { VERSION } from "../version.ts";
@@ -33,7 +35,21 @@ export async function serve(): Promise<void> {
   const env = process.env;
   const home = env.HOME || homedir();
   const cwd = process.cwd();
-  const config = loadConfig(env, home);
+  let config: Config;
+  try {
+    config = loadConfig(env, home);
+    loadPolicy(env, home);
+  } catch (err) {
+    // Settings that cannot be read: connect anyway, and say what is wrong to whoever asks (problem-server.ts).
+    const problem = renderError(err);
+    process.stderr.write(`${problem}\n`);
+    const transport = new StdioTransport({ stdin: process.stdin, stdout: process.stdout, maxMessageBytes: 4 * 1024 * 1024 });
+    serveProblem(transport, problem, VERSION, env, home);
+    process.stdin.on("end", () => process.exit(1));
+    process.stdin.on("close", () => process.exit(1));
+    await transport.start();
+    return;
+  }
   const log = createLogger(config.logLevel, config.logFormat);
   // Memory goes back once nothing has happened for a while: after start-up, after each burst of calls.
   const idle = new IdleCollector(IDLE_GC_MS);

@@ -8,7 +8,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** JSON-RPC 2.0's error codes (the SDK's ErrorCode, which lives in a module too costly to load at start-up). */
-export const JSONRPC_ERROR = { ParseError: -32700, InvalidRequest: -32600 } as const;
+export const JSONRPC_ERROR = { ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602 } as const;
 
 export type EnvelopeCheck = { ok: true; message: JSONRPCMessage } | { ok: false; problem: string };
 

@@ -4,12 +4,12 @@
  * structuredContent is sent only when asked for.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { startBridge, type BridgeHandle } from "../support/bridge.ts";
-import { waitFor } from "../support/engines.ts";
+import { listOurContainers, waitFor } from "../support/engines.ts";
 import { BINARY } from "../support/binary.ts";
 import { bridgeEnv, ENGINES } from "../support/env.ts";
 
@@ -191,6 +191,43 @@ test("MCP_BRIDGE_STRUCTURED_CONTENT=1 sends structuredContent that matches a dec
   } finally {
     await bridge.close();
   }
+});
+
+describe("settings that cannot be read: the bridge connects, says what is wrong and runs nothing", () => {
+  const broken = () => {
+    const home = mkdtempSync(join(tmpdir(), "mcx-settings-"));
+    mkdirSync(join(home, ".config", "mcp-code-exec"), { recursive: true });
+    writeFileSync(join(home, ".config", "mcp-code-exec", "config.json"), '{"policy": {"approval": "ask",');
+    return home;
+  };
+  for (const [what, env, said] of [
+    [
+      "an MCP_BRIDGE_* variable with a bad value",
+      { MCP_BRIDGE_MEMORY: "lots" },
+      'MCP_BRIDGE_MEMORY="lots": expected an engine memory size like 512m or 2g',
+    ],
+    ["a settings file that is not valid JSON", { HOME: broken() }, "config.json: not valid JSON"],
+  ] as const)
+    test(what, async () => {
+      const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, ...env });
+      try {
+        expect(bridge.client.getInstructions()).toContain(said);
+        const [tool] = (await bridge.client.listTools()).tools;
+        expect(tool!.name).toBe("run_python");
+        const r = await bridge.run("open('/tmp/ran', 'w').write('x')");
+        expect(r.isError).toBe(true);
+        expect(r.text).toContain(said);
+        expect(r.text).toContain("Nothing runs until this is fixed");
+        // Nothing was started: no container of this bridge.
+        expect((await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${bridge.pid}`))).toEqual([]);
+        const e = await bridge.client.callTool({ name: "nope", arguments: {} }).catch((x: unknown) => x);
+        expect((e as McpError).message).toBe('MCP error -32602: unknown tool "nope": this server has one tool, run_python');
+        await bridge.client.ping();
+        expect(bridge.stderr()).toContain(said);
+      } finally {
+        await bridge.close();
+      }
+    });
 });
 
 test("a missing image is logged at startup with the fix and named in the instructions", async () => {

@@ -59,5 +59,10 @@ describe("checkEnvelope", () => {
 });
 
 test("our JSON-RPC error codes are the SDK's", () => {
-  expect(JSONRPC_ERROR).toEqual({ ParseError: ErrorCode.ParseError, InvalidRequest: ErrorCode.InvalidRequest });
+  expect(JSONRPC_ERROR).toEqual({
+    ParseError: ErrorCode.ParseError,
+    InvalidRequest: ErrorCode.InvalidRequest,
+    MethodNotFound: ErrorCode.MethodNotFound,
+    InvalidParams: ErrorCode.InvalidParams,
+  });
 });
