@@ -605,7 +605,15 @@ class SearchHits(list):
     def __repr__(self):
         if not self:
             return "[] (no matching tools)"
-        return "\n".join("%s.%s%s: %s" % (h["server"], h["tool"], "" if h["loaded"] else " (not loaded)", h["summary"]) for h in self)
+        lines = ["%s.%s%s: %s" % (h["server"], h["tool"], "" if h["loaded"] else " (not loaded)", h["summary"]) for h in self]
+        # A miss usually still names the right server: say how to see all of its tools.
+        servers = []
+        for h in self:
+            if h["server"] not in servers and not h.get("skill"):
+                servers.append(h["server"])
+        if servers:
+            lines.append("(not there? runtime.list_tools_sync(server) lists all of a server's tools: %s)" % ", ".join(servers[:3]))
+        return "\n".join(lines)
 
 
 def _hits(answer):

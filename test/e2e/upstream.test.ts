@@ -139,6 +139,11 @@ describe("discovery from code", () => {
       "from mcp import runtime\nhits = runtime.search_tool_docs_sync('add two numbers together', limit=3)\n[(h['server'], h['tool']) for h in hits]",
     );
     expect(String(r.structured.value)).toMatch(/^\[\('everything(-http)?', 'get-sum'\)/);
+    // As printed: one line per hit, then how to see all of a server's tools (a miss usually names the right server).
+    const printed = await bridge.run("print(runtime.search_tool_docs_sync('add two numbers together', limit=3))");
+    const lines = printed.text.trim().split("\n");
+    expect(lines[0]).toMatch(/^everything(-http)?\.get-sum( \(not loaded\))?: /);
+    expect(lines.at(-1)).toMatch(/^\(not there\? runtime\.list_tools_sync\(server\) lists all of a server's tools: everything(-http)?(, [\w-]+){0,2}\)$/);
     const g = await bridge.run(
       "[(h['server'], h['tool']) for h in runtime.search_tool_docs_sync('remember a fact about a person in the knowledge graph', limit=5)]",
     );
