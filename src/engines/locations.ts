@@ -5,7 +5,7 @@
  * OrbStack, Rancher Desktop, Podman's installer, ~/.local/bin) must be looked for by name. The engine
  * CLI gets the user's PATH followed by these folders, so it finds its own helpers there too.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /** Install folders of engine CLIs, in the order they are tried after the user's PATH. */
@@ -57,9 +57,11 @@ export function enginePath(env: Record<string, string | undefined>, platform: No
  * Docker sockets that desktop engines create outside the default /var/run/docker.sock, for when the
  * docker CLI cannot reach its default and the user named no host or context of their own.
  */
-export function dockerSocketCandidates(env: Record<string, string | undefined>): string[] {
+export function dockerSocketCandidates(env: Record<string, string | undefined>, uid = process.getuid?.()): string[] {
   const home = env.HOME ?? "";
-  const runtimeDir = env.XDG_RUNTIME_DIR;
+  // Clients that start MCP servers with a short list of variables (the MCP SDK's default: HOME, LOGNAME,
+  // PATH, SHELL, TERM, USER) leave XDG_RUNTIME_DIR out; on Linux it is /run/user/<uid>.
+  const runtimeDir = env.XDG_RUNTIME_DIR || userRuntimeDir(uid);
   const config = env.XDG_CONFIG_HOME || (home && join(home, ".config"));
   const paths = [
     home && join(home, ".docker", "run", "docker.sock"), // Docker Desktop (macOS)
@@ -72,6 +74,26 @@ export function dockerSocketCandidates(env: Record<string, string | undefined>):
     runtimeDir && join(runtimeDir, "docker.sock"), // rootless dockerd
   ];
   return paths.filter((p): p is string => Boolean(p));
+}
+
+/** /run/user/<uid>, a Linux login session's XDG_RUNTIME_DIR (none for root, which has no rootless engine). */
+function userRuntimeDir(uid = process.getuid?.()): string | undefined {
+  return process.platform === "linux" && uid !== undefined && uid > 0 ? `/run/user/${uid}` : undefined;
+}
+
+/** That folder where it exists and is this user's own (systemd-logind makes it at login), else undefined. */
+export function sessionRuntimeDir(
+  uid = process.getuid?.(),
+  stat: (p: string) => { uid: number; isDirectory(): boolean } = statSync,
+): string | undefined {
+  const dir = userRuntimeDir(uid);
+  if (!dir) return undefined;
+  try {
+    const st = stat(dir);
+    return st.isDirectory() && st.uid === uid ? dir : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The docker context the user's own CLI would use: DOCKER_HOST, DOCKER_CONTEXT or config.json's currentContext. */

@@ -5,7 +5,7 @@
  */
 import { BridgeError, EngineUnavailableError } from "../errors.ts";
 import type { AdapterFactory, AdapterOptions, EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
-import { enginePath } from "./locations.ts";
+import { enginePath, sessionRuntimeDir } from "./locations.ts";
 import { isAdapterPath, loadExternalAdapter } from "./external-adapter.ts";
 
 /** Built-in engines by name, each a literal import so the compiled binary carries it. */
@@ -142,5 +142,11 @@ export function engineEnv(env: Record<string, string | undefined>): Record<strin
   }
   // Desktop launchers give a minimal PATH: engines are also looked for where their installers put them.
   out.PATH = enginePath(env);
+  // Clients that start MCP servers with few variables leave XDG_RUNTIME_DIR out; rootless podman then
+  // keeps its state elsewhere than the user's own podman does. The login session's folder, where it exists.
+  if (!out.XDG_RUNTIME_DIR) {
+    const dir = sessionRuntimeDir();
+    if (dir) out.XDG_RUNTIME_DIR = dir;
+  }
   return out;
 }

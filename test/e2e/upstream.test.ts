@@ -143,7 +143,9 @@ describe("discovery from code", () => {
     const printed = await bridge.run("print(runtime.search_tool_docs_sync('add two numbers together', limit=3))");
     const lines = printed.text.trim().split("\n");
     expect(lines[0]).toMatch(/^everything(-http)?\.get-sum( \(not loaded\))?: /);
-    expect(lines.at(-1)).toMatch(/^\(not there\? runtime\.list_tools_sync\(server\) lists all of a server's tools: everything(-http)?(, [\w-]+){0,2}\)$/);
+    expect(lines.at(-1)).toMatch(
+      /^\(not there\? runtime\.list_tools_sync\(server\) lists all of a server's tools: everything(-http)?(, [\w-]+){0,2}\)$/,
+    );
     const g = await bridge.run(
       "[(h['server'], h['tool']) for h in runtime.search_tool_docs_sync('remember a fact about a person in the knowledge graph', limit=5)]",
     );

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BridgeError, EngineUnavailableError } from "../../src/errors.ts";
 import { engineEnv, lazyEngine, selectEngine, type SelectionAttempt } from "../../src/engines/registry.ts";
+import { dockerSocketCandidates, sessionRuntimeDir } from "../../src/engines/locations.ts";
 
 /** A PATH holding only fake engine CLIs (tiny shell scripts), so selection can be tested in isolation. */
 function fakePath(scripts: Record<string, string>): string {
@@ -72,5 +73,34 @@ describe("engine selection (fake engine CLIs on PATH)", () => {
     // The user's PATH first, then where engine installers put their CLIs (desktop launchers' PATH is minimal).
     expect(PATH!.split(":")[0]).toBe("/bin");
     expect(PATH!.split(":")).toEqual(expect.arrayContaining(["/usr/local/bin", "/usr/bin", "/h/.local/bin", "/opt/podman/bin"]));
+  });
+});
+
+describe("docker sockets tried when the CLI's default is gone", () => {
+  test("a rootless dockerd's socket is found from XDG_RUNTIME_DIR, or from /run/user/<uid> where a client left the variable out", () => {
+    expect(dockerSocketCandidates({ HOME: "/home/u", XDG_RUNTIME_DIR: "/run/user/1000" }, 1000)).toContain("/run/user/1000/docker.sock");
+    const without = dockerSocketCandidates({ HOME: "/home/u" }, 1000);
+    if (process.platform === "linux") expect(without).toContain("/run/user/1000/docker.sock");
+    // root has no rootless dockerd of its own.
+    expect(dockerSocketCandidates({ HOME: "/root" }, 0).some((p) => p.startsWith("/run/user/"))).toBe(false);
+    expect(without).toContain("/home/u/.orbstack/run/docker.sock");
+  });
+});
+
+describe("the engines' XDG_RUNTIME_DIR where a client left it out", () => {
+  const dir = (uid: number) => ({ uid, isDirectory: () => true });
+  test("the login session's /run/user/<uid> when it is the user's own folder; nothing otherwise", () => {
+    if (process.platform !== "linux") return;
+    expect(sessionRuntimeDir(1000, () => dir(1000))).toBe("/run/user/1000");
+    expect(sessionRuntimeDir(1000, () => dir(0))).toBeUndefined(); // someone else's
+    expect(sessionRuntimeDir(0, () => dir(0))).toBeUndefined(); // root
+    expect(
+      sessionRuntimeDir(1000, () => {
+        throw Object.assign(new Error("gone"), { code: "ENOENT" });
+      }),
+    ).toBeUndefined();
+  });
+  test("a variable the client did pass is kept", () => {
+    expect(engineEnv({ PATH: "/usr/bin", XDG_RUNTIME_DIR: "/custom/run" }).XDG_RUNTIME_DIR).toBe("/custom/run");
   });
 });
