@@ -11,6 +11,8 @@ const NOT_ANSWERING = [
   /error during connect/i,
 ];
 const NOT_ANSWERING_HINT = "start the Docker daemon (or Docker Desktop, OrbStack, Colima), or set MCP_BRIDGE_RUNTIME=podman";
+const PERMISSION_HINT =
+  "this user may not use the Docker daemon's socket: add it to the docker group (`sudo usermod -aG docker $USER`, then log in again; members can act as root on this machine), use rootless Docker, or set MCP_BRIDGE_RUNTIME=podman";
 
 export default function docker(options: AdapterOptions): RuntimeAdapter {
   return createCliAdapter(
@@ -39,7 +41,9 @@ export default function docker(options: AdapterOptions): RuntimeAdapter {
         }
         if (r.exitCode !== 0) {
           const looked = tried.length ? ` (also tried ${tried.join(", ")})` : "";
-          throw unavailableOrFailed("docker", { ...r, stderr: `${r.stderr.trim()}${looked}` }, NOT_ANSWERING, NOT_ANSWERING_HINT);
+          // The daemon runs, but this user may not use its socket: starting it is not the fix.
+          const hint = /permission denied/i.test(r.stderr) ? PERMISSION_HINT : NOT_ANSWERING_HINT;
+          throw unavailableOrFailed("docker", { ...r, stderr: `${r.stderr.trim()}${looked}` }, NOT_ANSWERING, hint);
         }
         const v = JSON.parse(r.stdout) as {
           Server?: { Version?: string; ApiVersion?: string; Os?: string; KernelVersion?: string; Platform?: { Name?: string } } | null;

@@ -4,7 +4,7 @@
  * with the macOS launcher PATH, and with docker's socket moved where a desktop engine keeps it.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge } from "../support/bridge.ts";
@@ -98,5 +98,27 @@ describe.skipIf(!ENGINES.includes("docker") || process.getuid?.() !== 0)("docker
     const r = await exec({ HOME: home, MCP_BRIDGE_RUNTIME: "docker" });
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("nowhere");
+  });
+});
+
+describe.skipIf(!ENGINES.includes("docker") || process.getuid?.() !== 0)("a user who may not use docker's socket", () => {
+  test("the error says to join the docker group (or go rootless, or use podman), not to start a daemon that runs", async () => {
+    // Run as `nobody` (not in the docker group), from a copy of the binary it may execute.
+    const dir = mkdtempSync(join("/tmp", "mcx-nobody-"));
+    try {
+      chmodSync(dir, 0o755);
+      copyFileSync(BINARY, join(dir, "mcp-code-exec"));
+      chmodSync(join(dir, "mcp-code-exec"), 0o755);
+      const r = await run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", join(dir, "mcp-code-exec"), "exec", "-c", "1"], {
+        cwd: dir,
+        env: bridgeEnv({ HOME: dir, MCP_BRIDGE_RUNTIME: "docker", MCP_BRIDGE_STATE_DIR: join(dir, "state") }),
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain("permission denied");
+      expect(r.stderr).toContain("add it to the docker group");
+      expect(r.stderr).not.toContain("start the Docker daemon");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
