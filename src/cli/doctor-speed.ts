@@ -9,6 +9,7 @@ import type { Config } from "../config/env.ts";
 import { runCommand, which } from "../host/process.ts";
 import type { Selected } from "../engines/registry.ts";
 import { containerSpec } from "../session/container-spec.ts";
+import { fallbackImage } from "../session/image-choice.ts";
 import type { Check } from "./doctor-engines.ts";
 
 const ROUNDS = 3;
@@ -105,13 +106,24 @@ async function startOnce(
   env: Record<string, string>,
   seccompProfile: string | undefined,
 ): Promise<number | string> {
-  const spec: ContainerSpec = { ...containerSpec(config, seccompProfile), ociRuntime: c.ociRuntime, command: ["python3", "-c", "pass"] };
-  const [command, ...rest] = await c.selected.adapter.runArgv(spec);
+  // The image each engine would run: the configured one, or the offline image where that is missing (as sessions do).
+  const adapter = c.selected.adapter;
+  const image = (await adapter.imageExists(config.image).catch(() => false)) ? config.image : await fallbackImage(config, adapter);
+  if (!image) return `no image: ${config.image} is not in ${adapter.name}`;
+  const spec: ContainerSpec = {
+    ...containerSpec(config, seccompProfile),
+    image,
+    ociRuntime: c.ociRuntime,
+    command: ["python3", "-c", "pass"],
+  };
+  const [command, ...rest] = await adapter.runArgv(spec);
   const t0 = performance.now();
   const r = await runCommand(command!, rest, { env, timeoutMs: 60_000 });
   const ms = performance.now() - t0;
   if (r.exitCode === 0) return ms;
-  await c.selected.adapter.remove(spec.name).catch(() => {});
+  await adapter.remove(spec.name).catch(() => {});
+  // The line that says what failed (docker ends with "Run 'docker run --help' for more information").
   const lines = `${r.stderr}\n${r.stdout}`.trim().split("\n").filter(Boolean);
-  return (lines.at(-1) ?? `exit ${r.exitCode}`).replace(/^Error: /, "").slice(0, 200);
+  const said = lines.find((l) => /error/i.test(l)) ?? lines.at(-1);
+  return (said ?? `exit ${r.exitCode}`).replace(/^(docker: )?Error( response from daemon)?: /, "").slice(0, 200);
 }

@@ -11,12 +11,17 @@ import { speedChecks } from "../../src/cli/doctor-speed.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import type { Selected } from "../../src/engines/registry.ts";
 
-function fakeEngine(name: string, argv: (spec: ContainerSpec) => string[], ociRuntime = "runc"): Selected {
+function fakeEngine(
+  name: string,
+  argv: (spec: ContainerSpec) => string[],
+  ociRuntime = "runc",
+  images: (image: string) => boolean = () => true,
+): Selected {
   const adapter = {
     name,
     probe: async () => ({ engine: name, binary: `/fake/${name}`, version: "0", details: { ociRuntime } }),
     runArgv: async (spec: ContainerSpec) => argv(spec),
-    imageExists: async () => true,
+    imageExists: async (image: string) => images(image),
     remove: async () => {},
     removeSync: () => {},
     list: async () => [],
@@ -47,5 +52,30 @@ describe("speedChecks (fake engines: processes that sleep or fail)", () => {
     const [check] = await speedChecks({ chosen: fast, available: [fast, slow], config, env });
     expect(check!.tip).toBeUndefined();
     expect(await speedChecks({ chosen: fast, available: [fast], config, env })).toEqual([]);
+  });
+
+  test("each engine runs the image a session would: the configured one, else the offline image; none is said", async () => {
+    const ran: string[] = [];
+    const offlineOnly = (image: string) => image === config.imageFallback;
+    const a = fakeEngine("a", (spec) => (ran.push(`a ${spec.image}`), ["/bin/sh", "-c", "sleep 0.05"]), "runc", offlineOnly);
+    const b = fakeEngine(
+      "b",
+      (spec) => (ran.push(`b ${spec.image}`), ["/bin/sh", "-c", "exit 0"]),
+      "runc",
+      () => false,
+    );
+    const [check] = await speedChecks({ chosen: a, available: [a, b], config, env });
+    expect(config.imageFallback).toBeTruthy();
+    expect(new Set(ran)).toEqual(new Set([`a ${config.imageFallback}`]));
+    expect(check!.detail).toContain(`b: does not start here (no image: ${config.image} is not in b)`);
+  });
+
+  test("a start that fails the way docker's CLI does is reported by its error line, not the --help line", async () => {
+    const out =
+      "docker: Error response from daemon: OCI runtime create failed: permission denied.\nRun 'docker run --help' for more information";
+    const chosen = fakeEngine("quick", sleep(0.05));
+    const failing = fakeEngine("dockerish", () => ["/bin/sh", "-c", `printf '%s\\n' "${out.split("\n").join('" "')}" >&2; exit 126`]);
+    const [check] = await speedChecks({ chosen, available: [chosen, failing], config, env });
+    expect(check!.detail).toContain("dockerish: does not start here (OCI runtime create failed: permission denied.)");
   });
 });
