@@ -25,6 +25,7 @@ const HOST_PROGRAMS: Record<string, string> = {
   bash: "image build, scripts",
   sh: "tests, install.sh",
   setsid: "start-dockerd.sh",
+  setpriv: "engine-discovery test (a user outside the docker group)",
   pidof: "start-dockerd.sh",
   nohup: "start-dockerd.sh",
   pgrep: "security suite",
