@@ -454,7 +454,14 @@ function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
       hint: "lower the nofile/nproc limits below the host's hard limits (`ulimit -Hn`, `ulimit -Hu`), or run the bridge as root",
     });
   }
-  if (/unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {
+  // Before the runtime's own messages: podman says "OCI runtime attempted to invoke a command that was not found".
+  if (/executable file not found|command that was not found|exec: "?python3"?: /i.test(text)) {
+    return new BridgeError("SANDBOX_START", `the image ${image} has no python3 to run: ${lastLines(text)}`, {
+      source: engine,
+      hint: "MCP_BRIDGE_IMAGE must name an image with Python 3.9 or later as python3 on its PATH: unset it for the default (python:3.13-slim, or the offline image `mcp-code-exec image build --offline` makes)",
+    });
+  }
+  if (deps.spec.ociRuntime && /unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {
     return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime ?? ""} is not known to ${engine}`, {
       source: engine,
       hint: `install it (e.g. apt-get install runsc) and register it with ${engine}, or unset MCP_BRIDGE_OCI_RUNTIME`,

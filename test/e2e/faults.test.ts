@@ -124,6 +124,31 @@ describe.if(ENGINES.includes("docker"))("the docker daemon dies mid-session", ()
   });
 });
 
+describe.each(ENGINES)("an image with no python3 on %s", (engine) => {
+  test("the error says the image has no python3 and which images do (not that an OCI runtime is unknown)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-nopy-"));
+    const tar = join(dir, "empty.tar");
+    expect(Bun.spawnSync(["tar", "cf", tar, "--files-from", "/dev/null"]).exitCode).toBe(0);
+    const image = `localhost/mcx-no-python:${process.pid}`;
+    expect(Bun.spawnSync([engine, "import", tar, image], { stdout: "ignore", stderr: "pipe" }).exitCode).toBe(0);
+    try {
+      const r = Bun.spawnSync([BINARY, "exec", "-c", "1"], {
+        env: bridgeEnv({ HOME: dir, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: image, MCP_BRIDGE_STATE_DIR: join(dir, "state") }),
+        cwd: dir,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const said = r.stderr.toString();
+      expect(r.exitCode).not.toBe(0);
+      expect(said).toContain(`the image ${image} has no python3 to run`);
+      expect(said).toContain("MCP_BRIDGE_IMAGE must name an image with Python 3.9 or later");
+      expect(said).not.toContain("OCI runtime  is not known");
+    } finally {
+      Bun.spawnSync([engine, "rmi", "-f", image], { stdout: "ignore", stderr: "ignore" });
+    }
+  });
+});
+
 describe("upstream faults", () => {
   const engine = ENGINES[0]!;
   const home = homeWithServers({
