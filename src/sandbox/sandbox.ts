@@ -3,6 +3,7 @@
  * replies to requests; it does not know what a run means to the user (that is session.ts).
  */
 import { existsSync } from "node:fs";
+import { ENV_DEFAULTS, parseSize } from "../config/env.ts";
 import { tmpdir } from "node:os";
 import type { ContainerSpec, RuntimeAdapter } from "../../adapters/types.ts";
 import { BridgeError } from "../errors.ts";
@@ -473,9 +474,14 @@ function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
       hint: 'register runsc with the runtime argument --network=none, e.g. in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}}, then restart the engine',
     });
   }
+  // Python needs some room to start: limits far below the defaults are the likeliest cause of a silent exit.
+  const tight = [
+    parseSize(deps.spec.memory) < 64 * 1024 * 1024 ? `MCP_BRIDGE_MEMORY=${deps.spec.memory}` : "",
+    deps.spec.pids < 16 ? `MCP_BRIDGE_PIDS=${deps.spec.pids}` : "",
+  ].filter(Boolean);
   return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, {
     source: engine,
-    hint: `the engine's own message is above; \`${engine} run --rm ${image} true\` shows whether any container starts here`,
+    hint: `${tight.length ? `${tight.join(" and ")} may be too small for Python to start (the defaults are ${ENV_DEFAULTS.MCP_BRIDGE_MEMORY} and ${ENV_DEFAULTS.MCP_BRIDGE_PIDS}); ` : ""}${text.trim() ? "the engine's own message is above; " : ""}\`${engine} run --rm ${image} true\` shows whether any container starts here`,
   });
 }
 

@@ -30,6 +30,16 @@ export async function fallbackImage(config: Config, adapter: RuntimeAdapter, mis
   return fallback;
 }
 
+/**
+ * A fresh probe of the same engine gives a new adapter: it starts from the image the old one had
+ * learned (else a start retried after a fresh probe would go back to the missing default image, and
+ * whatever failed the start would be reported as that image missing).
+ */
+export function carryImageChoice(from: RuntimeAdapter, to: RuntimeAdapter): void {
+  const image = chosen.get(from);
+  if (image !== undefined && from.name === to.name && !chosen.has(to)) chosen.set(to, image);
+}
+
 /** The note for the log and for doctor when the fallback is in use. */
 export function fallbackNote(config: Config, adapter: RuntimeAdapter, image: string): string {
   return `${config.image} is not in ${adapter.name}; using the offline image ${image} (set MCP_BRIDGE_IMAGE to choose another)`;

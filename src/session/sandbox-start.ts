@@ -17,7 +17,7 @@ import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
 import { containerSpec } from "./container-spec.ts";
-import { fallbackImage, fallbackNote, imageFor } from "./image-choice.ts";
+import { carryImageChoice, fallbackImage, fallbackNote, imageFor } from "./image-choice.ts";
 
 const START_TIMEOUT_MS = 60_000;
 /** The fd the protocol uses inside the container when the engine passes one. */
@@ -61,6 +61,7 @@ export async function startSandbox(deps: StartDeps): Promise<Started> {
 async function startOrRetry(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void): Promise<Started> {
   let adapter: RuntimeAdapter | undefined;
   const choose = (a: RuntimeAdapter) => {
+    if (adapter && adapter !== a) carryImageChoice(adapter, a);
     adapter = a;
     chose(a);
   };

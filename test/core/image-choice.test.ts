@@ -89,3 +89,41 @@ test("neither image present: the default is named missing, once per start, with 
   await expect(session.run({ code: "1" })).rejects.toThrow(`image ${DEFAULT} not found`);
   expect(started).toEqual([DEFAULT]);
 });
+
+test("a start on the offline image that fails for another reason, retried after a fresh engine probe, names that reason, not the default image missing", async () => {
+  // The engine as the bridge's selector gives it: a fresh probe makes a new adapter object of the same engine.
+  const local = localPythonEngine();
+  const started: string[] = [];
+  const make = (): RuntimeAdapter => ({
+    ...local.adapter,
+    name: "local-python",
+    async imageExists(image) {
+      return image === OFFLINE;
+    },
+    async runArgv(spec) {
+      started.push(spec.image);
+      const say =
+        spec.image === OFFLINE ? "Error: crun: setrlimit RLIMIT_NPROC: no such thing here" : `Error: ${spec.image}: image not known`;
+      return ["/bin/sh", "-c", `sleep 0.1; echo '${say}' >&2; exit ${spec.image === OFFLINE ? 1 : 125}`];
+    },
+    imageHint: (image) => `build or load ${image}`,
+  });
+  let adapter = make();
+  const home = mkdtempSync(join(tmpdir(), "mcx-image-"));
+  const app = createApp(
+    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR" },
+    home,
+  );
+  const session = app.newSession({
+    engine: async () => ({ adapter, info: { ...(await local.adapter.probe()), cached: true } }),
+    refreshEngine: () => {
+      adapter = make();
+      return true;
+    },
+  });
+  open.push({ app, session });
+  const err = await session.run({ code: "1" }).catch((e: unknown) => e);
+  expect(started).toEqual([DEFAULT, OFFLINE, OFFLINE]);
+  expect(String(err)).not.toContain(`image ${DEFAULT} not found`);
+  expect(String(err)).toContain("setrlimit RLIMIT_NPROC");
+});

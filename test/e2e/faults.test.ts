@@ -149,6 +149,28 @@ describe.each(ENGINES)("an image with no python3 on %s", (engine) => {
   });
 });
 
+describe.each(ENGINES)("limits too small for Python to start, on %s", (engine) => {
+  test("the error says which setting and does not blame the image, also where the default image is missing and the offline one is used", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-tight-"));
+    // The default image named (as when MCP_BRIDGE_IMAGE is unset): where it is missing, the offline image is used.
+    const env = bridgeEnv({
+      HOME: dir,
+      MCP_BRIDGE_RUNTIME: engine,
+      MCP_BRIDGE_IMAGE: "python:3.13-slim",
+      MCP_BRIDGE_PIDS: "3",
+      MCP_BRIDGE_STATE_DIR: join(dir, "state"),
+    });
+    // Twice: the second start uses the engine probe the first one cached, and is retried after a fresh probe.
+    for (const _ of [1, 2]) {
+      const r = Bun.spawnSync([BINARY, "exec", "-c", "1"], { env, cwd: dir, stdout: "pipe", stderr: "pipe" });
+      const said = r.stderr.toString();
+      expect(r.exitCode).not.toBe(0);
+      expect(said).toContain("MCP_BRIDGE_PIDS=3 may be too small for Python to start");
+      expect(said).not.toContain("not found");
+    }
+  });
+});
+
 describe("upstream faults", () => {
   const engine = ENGINES[0]!;
   const home = homeWithServers({
