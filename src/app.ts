@@ -49,6 +49,7 @@ export interface Made {
   config?: Config;
   log?: Logger;
   discovery?: Discovery;
+  policy?: Policy;
 }
 
 export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd(), made: Made = {}): App {
@@ -70,7 +71,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
   // What an earlier bridge's probe learned is reused while the engine's binary is unchanged.
   const engine = lazyEngine(config.adapter ?? config.engine, { env, log, probeCache: fileProbeCache(config.stateDir, VERSION) });
-  const policy = loadPolicy(processEnv, home);
+  const policy = made.policy ?? loadPolicy(processEnv, home);
   const slots = new RunSlots(policy.maxConcurrentRuns);
   // What this bridge starts (containers, upstream servers) is removed by a guard if the bridge is killed.
   const owner = `${OWNER_LABEL}=${ownerId()}`;

@@ -7,6 +7,7 @@ import { createApp, VERSION } from "../app.ts";
 import type { Config } from "../config/env.ts";
 import type { Discovery } from "../config/servers.ts";
 import type { Logger } from "../log.ts";
+import type { Policy } from "../policy.ts";
 import { reapOrphans } from "../reaper.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
@@ -29,6 +30,8 @@ export interface RunningBridge {
 
 export interface BridgeStart {
   config: Config;
+  /** The policy serve() read (and found readable) before answering. */
+  policy: Policy;
   log: Logger;
   discovery: Discovery;
   front: HandshakeFront;
@@ -39,7 +42,7 @@ export interface BridgeStart {
 
 export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const { config, log, discovery, front } = start;
-  const app = createApp(process.env, process.cwd(), { config, log, discovery });
+  const app = createApp(process.env, process.cwd(), { config, log, discovery, policy: start.policy });
   const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
   const session = app.newSession();
   const stopStats = app.metrics.persist(config.stateDir);

@@ -15,7 +15,7 @@ import { IdleCollector } from "../host/memory.ts";
 import { createLogger } from "../log.ts";
 import { type FrontTimings, HandshakeFront } from "../server/handshake-front.ts";
 import { handshake } from "../server/handshake.ts";
-import { loadPolicy } from "../policy.ts";
+import { loadPolicy, type Policy } from "../policy.ts";
 import { serveProblem } from "../server/problem-server.ts";
 import { lastReadiness } from "../server/readiness.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
@@ -36,9 +36,10 @@ export async function serve(): Promise<void> {
   const home = env.HOME || homedir();
   const cwd = process.cwd();
   let config: Config;
+  let policy: Policy;
   try {
     config = loadConfig(env, home);
-    loadPolicy(env, home);
+    policy = loadPolicy(env, home);
   } catch (err) {
     // Settings that cannot be read: connect anyway, and say what is wrong to whoever asks (problem-server.ts).
     const problem = renderError(err);
@@ -106,7 +107,7 @@ export async function serve(): Promise<void> {
   }
   if (shuttingDown) return;
   bridge = import("./serve-bridge.ts").then((m) =>
-    m.startBridge({ config, log, discovery, front, handshake: said, shuttingDown: () => shuttingDown }),
+    m.startBridge({ config, policy, log, discovery, front, handshake: said, shuttingDown: () => shuttingDown }),
   );
   await bridge;
 }

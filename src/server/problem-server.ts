@@ -35,7 +35,7 @@ export function serveProblem(
     const params = (message.params ?? {}) as Record<string, unknown>;
     switch (method) {
       case "initialize":
-        return void reply(id, { ...initializeResult(said, String(params.protocolVersion ?? "")) });
+        return void reply(id, initializeResult(said, String(params.protocolVersion ?? "")));
       case "ping":
         return void reply(id, {});
       case "tools/list":

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeQuietly } from "../host/private-dir.ts";
+import { errorCode, removeQuietly } from "../host/private-dir.ts";
 import * as z from "zod";
 
 /** A skill name: a Python identifier that can be a module name. */
@@ -88,9 +88,8 @@ export class SkillStore {
       renameSync(`${file}.tmp`, file);
     } catch (err) {
       removeQuietly(`${file}.tmp`);
-      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new Error(
-        `cannot save the skill to ${this.dir} (${code}): the bridge's state dir must be writable to keep skills; free some disk space or set MCP_BRIDGE_STATE_DIR to a folder this user can write`,
+        `cannot save the skill to ${this.dir} (${errorCode(err)}): the bridge's state dir must be writable to keep skills; free some disk space or set MCP_BRIDGE_STATE_DIR to a folder this user can write`,
       );
     }
     return file;

@@ -12,22 +12,14 @@ import { afterAll } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "./processes.ts";
 
 const PREFIX = "mcx-test-run-";
 const base = tmpdir();
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 for (const name of readdirSync(base)) {
   const pid = name.startsWith(PREFIX) ? Number(name.slice(PREFIX.length).split("-")[0]) : Number.NaN;
-  if (Number.isInteger(pid) && pid > 0 && !alive(pid)) rmSync(join(base, name), { recursive: true, force: true });
+  if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) rmSync(join(base, name), { recursive: true, force: true });
 }
 
 const dir = mkdtempSync(join(base, `${PREFIX}${process.pid}-`));
