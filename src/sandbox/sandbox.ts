@@ -463,7 +463,7 @@ function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
     });
   }
   if (deps.spec.ociRuntime && /unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {
-    return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime ?? ""} is not known to ${engine}`, {
+    return new BridgeError("SANDBOX_START", `the OCI runtime ${deps.spec.ociRuntime} is not known to ${engine}`, {
       source: engine,
       hint: `install it (e.g. apt-get install runsc) and register it with ${engine}, or unset MCP_BRIDGE_OCI_RUNTIME`,
     });
