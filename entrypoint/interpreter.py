@@ -357,7 +357,8 @@ def _resolve_rpc(frame):
 # Runs: the main thread executes cells; the reader thread queues them and delivers interrupts.
 
 RUNS = queue.Queue()
-CURRENT = {"id": None, "interrupted": False, "last": 0}  # last: highest run id started
+# last: highest run id started; sigint_seen: the run our SIGINT handler last ran in (see _reinterrupt)
+CURRENT = {"id": None, "interrupted": False, "last": 0, "sigint_seen": None}
 EARLY_INTERRUPTS = set()  # runs interrupted before they started
 _interrupt_lock = threading.Lock()
 MAIN_THREAD = threading.main_thread().ident
@@ -510,9 +511,11 @@ def reader():
     while True:
         looking = _loop_serves()
         try:
-            ready = (wake_only.poll(LOOK_S * 1000) if looking else both.poll()) if CAN_PEEK else ()
+            ready = (wake_only.poll(LOOK_S * 1000) if looking else both.poll(_reinterrupt_wait())) if CAN_PEEK else ()
         except InterruptedError:
             continue
+        if REINTERRUPT[0] is not None:
+            _reinterrupt()
         if any(fd == _WAKE_R for fd, _ in ready):
             try:
                 os.read(_WAKE_R, 512)
@@ -561,11 +564,51 @@ def _unreadable_reply(line, exc):
         _resolve_rpc({"id": rid, "ok": False, "error": {"kind": "protocol", "message": "the reply could not be decoded in the sandbox (%s); the tool's result is too deep or too large" % type(exc).__name__}})
 
 
+# A SIGINT that lands after the code last looked for signals but before it blocks in a system call
+# (time.sleep, a lock, a read: the window is widest right where the code lets go of the GIL, which is
+# when this thread gets it to deliver the interrupt) runs only the C-level handler: Python's runs when
+# that call returns, maybe in minutes, and the host would kill the sandbox first. So until our handler
+# has run in the interrupted run, the reader sends SIGINT again every REINTERRUPT_EVERY_S: the blocked
+# call then fails with EINTR and Python runs the handler. Pending signals coalesce: the code still gets
+# one KeyboardInterrupt. Code that installed its own SIGINT handler decides for itself.
+REINTERRUPT = [None, 0.0]  # run id still to be interrupted, until when to keep trying
+REINTERRUPT_EVERY_S = 0.05
+REINTERRUPT_FOR_S = 1.5  # within the host's grace (2 s) before it kills the sandbox
+
+
+def _monotonic():
+    import time
+
+    return time.monotonic()
+
+
+def _reinterrupt_wait():
+    """How long the reader may wait for frames (ms; None: until one comes)."""
+    return None if REINTERRUPT[0] is None else REINTERRUPT_EVERY_S * 1000
+
+
+def _reinterrupt():
+    """Called by the reader thread at least every REINTERRUPT_EVERY_S while an interrupt is pending."""
+    with _interrupt_lock:
+        rid = REINTERRUPT[0]
+        if rid is None:
+            return
+        if CURRENT["id"] != rid or CURRENT["sigint_seen"] == rid or _monotonic() > REINTERRUPT[1]:
+            REINTERRUPT[0] = None
+            return
+        if signal.getsignal(signal.SIGINT) is _on_sigint:
+            signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+
+
 def _on_interrupt(frame):
     with _interrupt_lock:
         if CURRENT["id"] is not None and frame.get("id") == CURRENT["id"]:
             CURRENT["interrupted"] = True
+            CURRENT["sigint_seen"] = None  # set again when our handler runs after this
             signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+            REINTERRUPT[0] = CURRENT["id"]
+            REINTERRUPT[1] = _monotonic() + REINTERRUPT_FOR_S
+            _wake_reader()  # handled on the main thread (the loop's reads), the reader may be waiting with no timeout
         elif isinstance(frame.get("id"), int) and frame["id"] > CURRENT["last"] and len(EARLY_INTERRUPTS) < 1000:
             # The run has not started yet (still queued here): it must not start at all.
             EARLY_INTERRUPTS.add(frame["id"])
@@ -766,6 +809,7 @@ def run_one(frame):
 
 
 def _on_sigint(signum, frame):
+    CURRENT["sigint_seen"] = CURRENT["id"]
     # Interrupts are for running code only; one that arrives late is dropped.
     if CURRENT["id"] is not None:
         if _SIGINT_HOLD[0]:
