@@ -135,14 +135,14 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
     cwd,
     platform,
     claude,
-    read(file, format, scope, note) {
+    read(file, format, scope, note, opts) {
       const key = realpath(file);
       const already = readFiles.get(key);
       if (already) {
         if (fs.existsSync(file)) looked.push({ path: file, client, scope, status: "ignored", note: `already read as ${already}` });
         return undefined;
       }
-      const r = readConfigObject(file, format);
+      const r = opts?.read ?? readConfigObject(file, format);
       if (r.status === "missing") {
         looked.push({ path: file, client, scope, status: "absent" });
         return undefined;

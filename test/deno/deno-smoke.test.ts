@@ -49,6 +49,15 @@ describe("under Deno", () => {
     expect(JSON.parse(r.stdout)).toEqual({ entries: 67994, top: "maps_elevation" });
   });
 
+  test("server discovery from a ~/.claude.json of megabytes (read in chunks, only the parts used)", async () => {
+    const r = await run([DENO, "run", "-A", "--no-lock", join(ROOT, "test/deno/fixtures/large-claude-json.ts")], {
+      cwd: EMPTY_DIR,
+      env: bridgeEnv(),
+    });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual({ megabytes: true, servers: ["local", "user"], problems: 0 });
+  });
+
   test("config snippet names deno, its flags and the entry script", async () => {
     const r = await deno(["config", "snippet", "--client", "vscode"]);
     expect(r.code).toBe(0);

@@ -161,6 +161,54 @@ describe("sources", () => {
     expect(d.problems.map(formatProblem)).toEqual([`${f}: projects: expected object, received array`]);
   });
 
+  // Heavy users' ~/.claude.json runs to hundreds of megabytes of project history: it is walked for the
+  // parts used (src/config/json-pruned.ts), not parsed whole, and must say the same as a small file.
+  test("a ~/.claude.json of megabytes of other projects' history: the same servers, trust and toggles as a small one", () => {
+    const parent = dirname(cwd);
+    const own = {
+      [cwd]: { mcpServers: { local: stdio("local-cmd") }, disabledMcpServers: ["off"], history: [{ display: 'a "quoted" \\ line' }] },
+      // Trust given to a parent folder counts for the folder, and so the folder's own approvals.
+      [`${parent}/`]: { hasTrustDialogAccepted: true },
+    };
+    write(join(cwd, ".claude", "settings.json"), { enabledMcpjsonServers: ["p"] });
+    const small = { mcpServers: { user: stdio("user-cmd"), off: stdio("off-cmd") }, projects: own };
+    write(join(cwd, ".mcp.json"), { mcpServers: { p: stdio("p-cmd") } });
+    write(join(home, ".claude.json"), small);
+    const expected = discover();
+    const projects: Record<string, unknown> = { ...own };
+    for (let i = 0; i < 500; i++)
+      projects[join(root, `project-${i}`)] = {
+        mcpServers: { [`other-${i}`]: stdio("x") },
+        hasTrustDialogAccepted: true,
+        history: Array.from({ length: 40 }, (_, j) => ({ display: `step ${j} of "${i}" \\ ünïcødé ${"x".repeat(40)}` })),
+      };
+    projects[`${cwd}-sibling`] = { mcpServers: { sibling: stdio("s") } };
+    const big = write(join(home, ".claude.json"), { numStartups: 9, ...small, projects, tipsHistory: { a: 1 } });
+    expect(Bun.file(big).size).toBeGreaterThan(2 * 1024 * 1024);
+    const d = discover();
+    expect(d.problems).toEqual([]);
+    expect(d.servers.map((s) => [s.name, s.scope, s.trust.state, s.trust.reason])).toEqual(
+      expected.servers.map((s) => [s.name, s.scope, s.trust.state, s.trust.reason]),
+    );
+    expect(d.servers.map((s) => s.name)).toEqual(["local", "p", "user"]);
+    expect(d.servers[1]!.trust.reason).toContain("approved in Claude Code");
+    expect(d.skipped.map((s) => [s.name, s.reason])).toEqual(expected.skipped.map((s) => [s.name, s.reason]));
+    expect(d.skipped.map((s) => s.name)).toEqual(["off"]);
+  });
+
+  test("a ~/.claude.json of megabytes that is cut short is reported as before, with where", () => {
+    const projects: Record<string, unknown> = { [cwd]: { mcpServers: { local: stdio("l") } } };
+    for (let i = 0; i < 300; i++)
+      projects[join(root, `p-${i}`)] = { history: Array.from({ length: 40 }, () => ({ display: "y".repeat(100) })) };
+    const text = JSON.stringify({ projects }, null, 2);
+    const f = write(join(home, ".claude.json"), text.slice(0, -200));
+    const d = discover();
+    expect(d.servers).toEqual([]);
+    expect(d.problems.map(formatProblem)[0]).toMatch(
+      new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: invalid JSON at line \\d+, column \\d+`),
+    );
+  });
+
   test("Claude Desktop config on linux, darwin and win32", () => {
     const linux = write(join(home, ".config/Claude/claude_desktop_config.json"), { mcpServers: { lin: stdio("l") } });
     const mac = write(join(home, "Library/Application Support/Claude/claude_desktop_config.json"), {

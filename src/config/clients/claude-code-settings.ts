@@ -5,7 +5,9 @@
  * repository's own settings files count only once the folder is trusted; a rejection counts anywhere.
  */
 import * as path from "node:path";
-import { readConfigObject } from "../config-file.ts";
+import * as fs from "node:fs";
+import { readConfigObject, type ReadResult } from "../config-file.ts";
+import type { Keep } from "../json-pruned.ts";
 import { envValue } from "../server-sources.ts";
 import type { LookedAt } from "../looked.ts";
 
@@ -22,6 +24,8 @@ export interface ClaudeCodeSettings {
   configDir: string;
   /** ~/.claude.json (or $CLAUDE_CONFIG_DIR/.claude.json). */
   globalConfig: string;
+  /** What reading it gave: its `mcpServers`, and the `projects` entries of the folder and its parents. */
+  globalRead: ReadResult;
   /** The folder's trust dialog was accepted (in ~/.claude.json), and where that was read. */
   folderTrusted?: string;
   /** `enableAllProjectMcpServers: true` from an honoured file. */
@@ -73,9 +77,12 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
   const managedDir = ctx.managedDir ?? claudeManagedDir(platform, env);
   const configDir = claudeConfigDir(env, home, platform);
   const globalConfig = claudeGlobalConfig(env, home, platform);
+  // ~/.claude.json: folder trust, and the per-project lists older versions and `/mcp` write there.
+  const global = readConfigObject(globalConfig, "json", { keep: claudeJsonKeep(cwd) });
   const out: ClaudeCodeSettings = {
     configDir,
     globalConfig,
+    globalRead: global,
     approved: new Map(),
     rejected: new Map(),
     disabled: new Map(),
@@ -132,8 +139,6 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
     if (r.status === "ok") apply(r.data, file, honoured(), managed);
   };
 
-  // ~/.claude.json: folder trust, and the per-project lists older versions and `/mcp` write there.
-  const global = readConfigObject(globalConfig, "json");
   if (global.status === "ok") {
     const projects = global.data.projects;
     if (projects && typeof projects === "object" && !Array.isArray(projects)) {
@@ -164,6 +169,33 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
   const m = readConfigObject(managedMcp, "json");
   if (m.status !== "missing") out.managedMcp = managedMcp;
   return out;
+}
+
+/**
+ * The parts of ~/.claude.json anything here reads: the user's `mcpServers`, and of `projects` the
+ * entries that may name the folder or one of its parents (as findProjectKey and projectEntries match
+ * them, and more: case and trailing separators never count), not the thousands of others.
+ */
+export function claudeJsonKeep(cwd: string): Keep {
+  const loose = (p: string) => {
+    const s = p.replace(/\\/g, "/").toLowerCase();
+    return s.length > 1 ? s.replace(/\/+$/, "") || "/" : s;
+  };
+  const wanted = new Set<string>();
+  const withParents = (dir: string) => {
+    for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+      wanted.add(loose(d));
+      if (path.dirname(d) === d) break;
+    }
+  };
+  withParents(cwd);
+  wanted.add(loose(cwd));
+  try {
+    withParents(fs.realpathSync(cwd));
+  } catch {
+    // cwd as given
+  }
+  return { mcpServers: true, projects: (key) => wanted.has(loose(key)) };
 }
 
 interface ProjectEntry {

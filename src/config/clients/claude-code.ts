@@ -19,7 +19,8 @@ export const claudeCode: ClientReader = {
   id: "claude-code",
   read(ctx) {
     const c = ctx.claude;
-    const global = ctx.read(c.globalConfig, "json", "user", "user and local scope");
+    // Read once, by readClaudeCodeSettings: only the parts used (the file can be hundreds of megabytes).
+    const global = ctx.read(c.globalConfig, "json", "user", "user and local scope", { read: c.globalRead });
     const local: Candidate[] = [];
     let user: Candidate[] = [];
     if (global) {

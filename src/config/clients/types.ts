@@ -7,6 +7,7 @@ import type { Definition } from "../definition.ts";
 import type { FileFormat } from "../config-file.ts";
 import type { Scope } from "../looked.ts";
 import type { PathSegment } from "../server-schemas.ts";
+import type { ReadResult } from "../config-file.ts";
 import type { VarSyntax } from "../variables.ts";
 import type { ClaudeCodeSettings } from "./claude-code-settings.ts";
 
@@ -16,8 +17,11 @@ export interface ReadContext {
   cwd: string;
   platform: NodeJS.Platform;
   claude: ClaudeCodeSettings;
-  /** Read a file (recorded as looked at; a broken file is reported) and return its top-level object. */
-  read(file: string, format: FileFormat, scope: Scope, note?: string): Record<string, unknown> | undefined;
+  /**
+   * Read a file (recorded as looked at; a broken file is reported) and return its top-level object.
+   * `opts.read`: what an earlier reading of this file in this discovery gave (not read again).
+   */
+  read(file: string, format: FileFormat, scope: Scope, note?: string, opts?: { read?: ReadResult }): Record<string, unknown> | undefined;
   /** The entries of a folder (recorded as looked at); [] when absent. */
   list(dir: string, scope: Scope): string[];
   /** Record a path that exists but is deliberately not read, and why. */
