@@ -29,6 +29,13 @@ export const PRUNED_READ_FROM_BYTES = 1 << 20;
 export function readConfigObject(file: string, format: FileFormat, opts: { keep?: Keep } = {}): ReadResult {
   let text: string;
   try {
+    const special = specialFile(file);
+    if (special)
+      return {
+        status: "error",
+        message: `is ${special}, not a file: not read (a read would wait for whatever writes to it)`,
+        unreadable: true,
+      };
     if (opts.keep && format === "json" && fs.statSync(file).size >= PRUNED_READ_FROM_BYTES) {
       const data = readPrunedJson(file, opts.keep);
       if (data) return { status: "ok", data };
@@ -42,6 +49,25 @@ export function readConfigObject(file: string, format: FileFormat, opts: { keep?
   }
   const r = parseConfigText(text, format);
   return r.status === "ok" && opts.keep ? { status: "ok", data: pruneObject(r.data, opts.keep) } : r;
+}
+
+/**
+ * What `file` is when it is not a regular file or a folder: "a named pipe" (1Password, for one, mounts
+ * .env files as named pipes and asks the user before each read), "a socket", "a device"; undefined
+ * otherwise, or when it cannot be looked at (the read that follows says why). Reading one of these
+ * could block the bridge's start until something writes to it, which may be never.
+ */
+export function specialFile(file: string): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (st.isFile() || st.isDirectory()) return undefined;
+  if (st.isFIFO()) return "a named pipe";
+  if (st.isSocket()) return "a socket";
+  return "a device";
 }
 
 const NOT_STRICT = Symbol("not strict JSON");

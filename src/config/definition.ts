@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import type { OAuthRead } from "./clients/oauth-settings.ts";
+import { specialFile } from "./config-file.ts";
 import type { OAuthSettings, ServerTransport } from "./server-entry.ts";
 import { expandHome } from "./server-sources.ts";
 import type { PathSegment } from "./server-schemas.ts";
@@ -67,18 +68,27 @@ export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegme
     const command = expandHome(x(def.command ?? "", [...at, "command"]), ctx.home);
     const args = (def.args ?? []).map((a, i) => x(a, [...at, "args", i]));
     const env: Record<string, string> = {};
+    let envPipe: string | undefined;
     if (def.envFile !== undefined) {
       const file = path.resolve(ctx.fileDir, expandHome(x(def.envFile, [...at, "envFile"]), ctx.home));
-      try {
-        Object.assign(env, parseDotenv(fs.readFileSync(file, "utf8")));
-      } catch (e) {
-        out.needs.push({
-          what: `envFile ${file}`,
-          at: formatJsonPath([...at, "envFile"]),
-          why: `cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-          supply: "create the file, or remove envFile from the definition",
-        });
-      }
+      const special = specialFile(file);
+      if (special === "a named pipe") {
+        // 1Password mounts .env files as named pipes and asks the user before each read: read when the
+        // server starts (src/upstream/env-pipe.ts), not at every bridge start for servers never used.
+        envPipe = file;
+        out.warnings.push(`envFile ${file} is a named pipe: it is read when the server starts, not before`);
+      } else
+        try {
+          if (special) throw new Error(`it is ${special}, not a file`);
+          Object.assign(env, parseDotenv(fs.readFileSync(file, "utf8")));
+        } catch (e) {
+          out.needs.push({
+            what: `envFile ${file}`,
+            at: formatJsonPath([...at, "envFile"]),
+            why: `cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+            supply: "create the file, or remove envFile from the definition",
+          });
+        }
     }
     Object.assign(env, xmap(def.env, "env"));
     for (const p of def.passEnv ?? []) {
@@ -93,6 +103,7 @@ export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegme
         });
     }
     const t: ServerTransport = { type: "stdio", command, args, env };
+    if (envPipe) t.envPipe = envPipe;
     if (def.cwd !== undefined) t.cwd = path.resolve(ctx.cwd, expandHome(x(def.cwd, [...at, "cwd"]), ctx.home));
     if (!command) out.problems.push({ path: [...at, "command"], message: "must not be empty" });
     out.transport = t;

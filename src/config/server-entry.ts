@@ -18,7 +18,15 @@ export interface OAuthSettings {
 }
 
 export type ServerTransport =
-  | { type: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | {
+      type: "stdio";
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      /** An envFile that is a named pipe, read when the server starts; `env` wins over what it gives. */
+      envPipe?: string;
+    }
   | {
       type: "http" | "sse";
       url: string;

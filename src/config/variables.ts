@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { specialFile } from "./config-file.ts";
 import type { Need } from "./definition.ts";
 import type { PathSegment } from "./server-schemas.ts";
 import { formatJsonPath } from "./server-schemas.ts";
@@ -159,6 +160,9 @@ function vscodeInput(id: string, whole: string, where: string, ctx: VarContext, 
 function readValueFile(p: string, whole: string, where: string, ctx: VarContext, sink: Sink): string {
   const file = path.resolve(ctx.fileDir, expandHome(p, ctx.home));
   try {
+    // A named pipe (a secret manager's mount) would hold the bridge's start until something writes to it.
+    const special = specialFile(file);
+    if (special) throw new Error(`it is ${special}, not a file, and is not read when the bridge starts`);
     return fs.readFileSync(file, "utf8").replace(/\r?\n$/, "");
   } catch (e) {
     sink.needs.push({

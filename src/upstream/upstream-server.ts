@@ -6,6 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { readEnvPipe } from "./env-pipe.ts";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -287,10 +288,11 @@ export class UpstreamServer {
   async #transport(): Promise<Transport> {
     const t = this.entry.transport;
     if (t.type === "stdio") {
+      const fromPipe = t.envPipe ? await readEnvPipe(t.envPipe) : {};
       const transport = new StdioClientTransport({
         command: t.command,
         args: t.args,
-        env: { ...getDefaultEnvironment(), ...t.env },
+        env: { ...getDefaultEnvironment(), ...fromPipe, ...t.env },
         cwd: t.cwd,
         stderr: "pipe",
         // Read results a little over what may be relayed into the sandbox (src/sandbox/reply-bounds.ts),

@@ -55,6 +55,8 @@ const HOST_PROGRAMS: Record<string, string> = {
   sed: "install.sh",
   uname: "install.sh",
   timeout: "Deno host process",
+  cat: "an envFile that is a named pipe, read when its server starts",
+  mkfifo: "named-pipe config tests",
 };
 
 /** Not from a Debian package: who installs it. */

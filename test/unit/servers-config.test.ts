@@ -209,6 +209,54 @@ describe("sources", () => {
     );
   });
 
+  // 1Password mounts .env files as named pipes and asks the user before each read; a read at discovery
+  // held the bridge's start (and `servers`) until something wrote to it. A writer 3 s later keeps a
+  // regression from hanging the suite: it would show as a slow discovery that read the secret.
+  test("an envFile that is a named pipe is not read at discovery: it is left for the server's start", async () => {
+    const fifo = join(root, "secrets.env");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const writer = Bun.spawn(["sh", "-c", `sleep 3; printf 'TOKEN=late\\n' > '${fifo}'`]);
+    try {
+      write(join(home, ".cursor", "mcp.json"), {
+        mcpServers: { vault: { command: "node", args: ["v.js"], envFile: fifo, env: { A: "1" } } },
+      });
+      const t0 = performance.now();
+      const d = discover();
+      expect(performance.now() - t0).toBeLessThan(2_000);
+      const s = byName(d, "vault");
+      expect(s.transport).toEqual({ type: "stdio", command: "node", args: ["v.js"], env: { A: "1" }, envPipe: fifo });
+      expect(s.needs).toEqual([]);
+      expect(s.notes).toContain(`envFile ${fifo} is a named pipe: it is read when the server starts, not before`);
+    } finally {
+      writer.kill(9);
+    }
+  });
+
+  test("a config file or a {file:...} value that is a named pipe is reported, not read", () => {
+    const fifo = join(home, ".cursor", "mcp.json");
+    mkdirSync(dirname(fifo), { recursive: true });
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const token = join(root, "token");
+    expect(Bun.spawnSync(["mkfifo", token]).exitCode).toBe(0);
+    const writer = Bun.spawn(["sh", "-c", `sleep 3; echo '{}' > '${fifo}'; echo late > '${token}'`]);
+    try {
+      write(join(home, ".config", "opencode", "opencode.json"), {
+        mcp: { remote: { type: "remote", url: "https://x.example/mcp", headers: { Authorization: `{file:${token}}` } } },
+      });
+      const t0 = performance.now();
+      const d = discover();
+      expect(performance.now() - t0).toBeLessThan(2_000);
+      expect(d.problems.map(formatProblem)).toContain(
+        `${fifo}: is a named pipe, not a file: not read (a read would wait for whatever writes to it)`,
+      );
+      expect(byName(d, "remote").needs.map((n) => n.why)).toEqual([
+        `cannot read ${token}: it is a named pipe, not a file, and is not read when the bridge starts`,
+      ]);
+    } finally {
+      writer.kill(9);
+    }
+  });
+
   test("Claude Desktop config on linux, darwin and win32", () => {
     const linux = write(join(home, ".config/Claude/claude_desktop_config.json"), { mcpServers: { lin: stdio("l") } });
     const mac = write(join(home, "Library/Application Support/Claude/claude_desktop_config.json"), {

@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { specialFile } from "../config-file.ts";
 import { parse as parseDotenv } from "dotenv";
 import type { Scope } from "../looked.ts";
 import { envValue } from "../server-sources.ts";
@@ -23,8 +24,10 @@ export function continueSecrets(ctx: Pick<ReadContext, "env" | "home" | "platfor
   let cache: Record<string, string> | undefined;
   return () => {
     if (!cache) {
+      const file = path.join(continueDir(ctx), ".env");
       try {
-        cache = parseDotenv(fs.readFileSync(path.join(continueDir(ctx), ".env"), "utf8"));
+        // A named pipe (1Password's mounted .env files) would hold the bridge's start until it is written.
+        cache = specialFile(file) ? {} : parseDotenv(fs.readFileSync(file, "utf8"));
       } catch {
         cache = {};
       }
