@@ -39,6 +39,12 @@ export interface ClaudeCodeSettings {
   /** Merged allowlist (undefined: no allowlist anywhere). */
   allow?: ServerRule[];
   deny: ServerRule[];
+  /**
+   * Plugin id (`plugin@marketplace`) -> whether `enabledPlugins` turns it on, and in which file: the
+   * local settings beat the project's, which beat the user's; managed settings beat all. Turning a
+   * plugin on counts in a repository's files only once the folder is trusted; turning it off, anywhere.
+   */
+  plugins: Map<string, { enabled: boolean; source: string }>;
   /** Path of `managed-mcp.json` when one is deployed: it has exclusive control. */
   managedMcp?: string;
   managedDir: string;
@@ -86,9 +92,12 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
     approved: new Map(),
     rejected: new Map(),
     disabled: new Map(),
+    plugins: new Map(),
     deny: [],
     managedDir,
   };
+  // enabledPlugins per file, strongest first once sorted (rank: managed 0, local 1, project 2, user 3).
+  const toggles: Array<{ rank: number; id: string; enabled: boolean; source: string }> = [];
   const allow: ServerRule[] = [];
   let allowSeen = false;
   let managedAllowOnly = false;
@@ -111,7 +120,11 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
   const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : []);
 
   /** One settings object. `honoured`: its approvals count (user/managed, or a trusted folder's files). */
-  const apply = (data: Record<string, unknown>, source: string, honoured: boolean, managed: boolean) => {
+  const apply = (data: Record<string, unknown>, source: string, honoured: boolean, managed: boolean, rank = 3) => {
+    const plugins = data.enabledPlugins;
+    if (plugins && typeof plugins === "object" && !Array.isArray(plugins))
+      for (const [id, on] of Object.entries(plugins as Record<string, unknown>))
+        if (typeof on === "boolean" && (honoured || !on)) toggles.push({ rank: managed ? 0 : rank, id, enabled: on, source });
     for (const n of names(data.disabledMcpjsonServers)) if (!out.rejected.has(n)) out.rejected.set(n, source);
     for (const r of readRules(data.deniedMcpServers, source)) out.deny.push(r);
     if (!honoured) return;
@@ -128,7 +141,7 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
     if (managed && data.allowManagedMcpServersOnly === true) managedAllowOnly = true;
   };
 
-  const readSettings = (file: string, honoured: () => boolean, managed = false) => {
+  const readSettings = (file: string, honoured: () => boolean, managed = false, rank = 3) => {
     const r = readConfigObject(file, "json");
     ctx.look({
       path: file,
@@ -136,7 +149,7 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
       status: r.status === "ok" ? "found" : r.status === "missing" ? "absent" : "unreadable",
       note: r.status === "error" ? r.message : "settings: approvals and allow/deny lists",
     });
-    if (r.status === "ok") apply(r.data, file, honoured(), managed);
+    if (r.status === "ok") apply(r.data, file, honoured(), managed, rank);
   };
 
   if (global.status === "ok") {
@@ -159,8 +172,10 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
   // A repository cannot approve its own servers: its settings files count once the folder is trusted
   // (settings.local.json also in the user's own config home).
   const configHome = path.resolve(cwd) === path.resolve(home) || path.resolve(cwd, ".claude") === path.resolve(configDir);
-  readSettings(path.join(cwd, ".claude", "settings.local.json"), () => out.folderTrusted !== undefined || configHome);
-  readSettings(path.join(cwd, ".claude", "settings.json"), () => out.folderTrusted !== undefined);
+  readSettings(path.join(cwd, ".claude", "settings.local.json"), () => out.folderTrusted !== undefined || configHome, false, 1);
+  readSettings(path.join(cwd, ".claude", "settings.json"), () => out.folderTrusted !== undefined, false, 2);
+  for (const t of toggles.sort((a, b) => a.rank - b.rank))
+    if (!out.plugins.has(t.id)) out.plugins.set(t.id, { enabled: t.enabled, source: t.source });
 
   if (managedAllowOnly) out.allow = managedAllowSeen ? managedAllow : [];
   else if (allowSeen) out.allow = allow;

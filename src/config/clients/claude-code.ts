@@ -4,10 +4,12 @@
  * ~/.claude.json); local beats project beats user, whole entries, no field merge. `${VAR}` and
  * `${VAR:-default}` expand; an unset variable stays as written with a warning. A `url` needs a `type`.
  * Remote entries may carry `oauth` client settings and a `headersHelper` command (run only when trusted).
+ * Then the servers of enabled plugins (./claude-code-plugins.ts).
  */
 import * as path from "node:path";
 import { findProjectKey } from "../server-sources.ts";
 import { typeName } from "../server-schemas.ts";
+import { readPlugins } from "./claude-code-plugins.ts";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import type { Candidate, ClientReader, ReadContext } from "./types.ts";
 
@@ -67,7 +69,8 @@ export const claudeCode: ClientReader = {
       if (data && data.mcpServers !== undefined)
         ctx.ignore(f, "user", "Claude Code does not read mcpServers from this file; move them with `claude mcp add --scope user`");
     }
-    const all = [...local, ...project, ...user];
+    // Plugins rank after user scope (Claude Code: local > project > user > plugins).
+    const all = [...local, ...project, ...user, ...readPlugins(ctx, OPTS)];
     for (const cand of all) finish(cand, ctx);
     return all;
   },

@@ -1,0 +1,118 @@
+/**
+ * Claude Code plugins' MCP servers: a plugin turned on in `enabledPlugins` (claude-code-settings.ts) and
+ * installed for this folder (`~/.claude/plugins/installed_plugins.json`: at user scope, or at project or
+ * local scope for this folder) brings the servers of its `.mcp.json` and of its manifest's `mcpServers`
+ * (`.claude-plugin/plugin.json`: inline, or a path in the plugin). Claude Code names them
+ * `plugin:<plugin>:<server>`, expands `${CLAUDE_PLUGIN_ROOT}` (the plugin's folder: its install copy, or
+ * for a marketplace that is a local folder, the plugin's folder there) and `${CLAUDE_PLUGIN_DATA}`
+ * (`~/.claude/plugins/data/<plugin>-<marketplace>`), gives the server both as variables, and ranks
+ * plugins after user scope. Checked against `claude plugin install` and `claude mcp list` (Claude Code
+ * 2.1.332): test/clients/claude-plugins.test.ts.
+ */
+import * as path from "node:path";
+import { findProjectKey } from "../server-sources.ts";
+import type { PathSegment } from "../server-schemas.ts";
+import { mapEntries, type EntryOptions } from "./entry.ts";
+import type { Candidate, ReadContext } from "./types.ts";
+
+interface Install {
+  scope: string;
+  installPath: string;
+  projectPath?: string;
+}
+
+/** The candidates of every enabled, installed plugin, in the order Claude Code lists them. */
+export function readPlugins(ctx: ReadContext, opts: EntryOptions): Candidate[] {
+  const c = ctx.claude;
+  const enabled = [...c.plugins].filter(([, t]) => t.enabled);
+  if (enabled.length === 0) return [];
+  const dir = path.join(c.configDir, "plugins");
+  const list = path.join(dir, "installed_plugins.json");
+  const installed = ctx.read(list, "json", "user", "Claude Code plugins: where each is installed");
+  const marketplaces = ctx.peek(path.join(dir, "known_marketplaces.json"));
+  const out: Candidate[] = [];
+  for (const [id, toggle] of enabled) {
+    const at = id.lastIndexOf("@");
+    const plugin = at > 0 ? id.slice(0, at) : id;
+    const marketplace = at > 0 ? id.slice(at + 1) : "";
+    const install = pickInstall(installed?.plugins, id, ctx);
+    if (!install) {
+      ctx.ignore(list, "user", `plugin ${id} is turned on in ${toggle.source} but not installed for this folder`);
+      continue;
+    }
+    const root = localSource(ctx, marketplaces, marketplace, plugin) ?? install.installPath;
+    const data = path.join(dir, "data", `${plugin}-${marketplace}`);
+    // A user-scope install is the user's own choice; one for this folder was made by the user in it too
+    // (Claude Code asks before it installs a plugin a repository names).
+    const scope = install.scope === "user" || install.scope === "managed" ? "user" : "project";
+    const approval = scope === "project" ? `installed for this folder in Claude Code (${install.scope} scope)` : undefined;
+    const base = { scope, syntax: "claude", approval } as const;
+    const add = (file: string, map: unknown, where: PathSegment[]) => {
+      for (const cand of mapEntries(ctx, file, expandPluginVars(map, root, data), where, base, opts)) {
+        cand.name = `plugin:${plugin}:${cand.name}`;
+        if (cand.def?.type === "stdio") cand.def.env = { CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: data, ...cand.def.env };
+        if (/\$\{user_config\./.test(JSON.stringify(cand.raw)))
+          cand.off = `it uses the plugin's \${user_config.*} values, which Claude Code keeps in its own secure storage: define the server yourself (claude mcp add) to use it here`;
+        out.push(cand);
+      }
+    };
+    const mcpJson = path.join(root, ".mcp.json");
+    if (ctx.exists(mcpJson)) {
+      const d = ctx.read(mcpJson, "json", base.scope, `plugin ${id}`);
+      if (d) add(mcpJson, d.mcpServers, ["mcpServers"]);
+    }
+    const manifestFile = path.join(root, ".claude-plugin", "plugin.json");
+    const manifest = ctx.exists(manifestFile) ? ctx.peek(manifestFile) : undefined;
+    const inline = manifest?.mcpServers;
+    if (typeof inline === "string") {
+      const file = path.resolve(root, inline);
+      const d = ctx.read(file, "json", base.scope, `plugin ${id}`);
+      if (d) add(file, d.mcpServers ?? d, d.mcpServers ? ["mcpServers"] : []);
+    } else if (inline && typeof inline === "object" && !Array.isArray(inline)) {
+      const o = inline as Record<string, unknown>;
+      add(manifestFile, o.mcpServers ?? o, o.mcpServers ? ["mcpServers", "mcpServers"] : ["mcpServers"]);
+    }
+  }
+  return out;
+}
+
+/** The install that serves this folder: local or project scope for it, else user (or managed) scope. */
+function pickInstall(plugins: unknown, id: string, ctx: ReadContext): Install | undefined {
+  if (!plugins || typeof plugins !== "object") return undefined;
+  const raw = (plugins as Record<string, unknown>)[id];
+  // installed_plugins.json version 1 held one record per plugin, always at user scope.
+  const records = (Array.isArray(raw) ? raw : raw && typeof raw === "object" ? [{ scope: "user", ...raw }] : []).filter(
+    (r): r is Install => !!r && typeof r === "object" && typeof (r as Install).installPath === "string",
+  );
+  const forHere = (scope: string) =>
+    records.find((r) => r.scope === scope && typeof r.projectPath === "string" && findProjectKey([r.projectPath], ctx.cwd, ctx.platform));
+  return forHere("local") ?? forHere("project") ?? records.find((r) => r.scope === "user" || r.scope === "managed");
+}
+
+/** A marketplace that is a local folder: Claude Code runs its plugins from there, not from the copy. */
+function localSource(
+  ctx: ReadContext,
+  known: Record<string, unknown> | undefined,
+  marketplace: string,
+  plugin: string,
+): string | undefined {
+  const m = known?.[marketplace] as { source?: { source?: string; path?: string }; installLocation?: string } | undefined;
+  if (m?.source?.source !== "directory") return undefined;
+  const location = m.installLocation ?? m.source.path;
+  if (typeof location !== "string") return undefined;
+  const catalog = ctx.peek(path.join(location, ".claude-plugin", "marketplace.json"));
+  const entry = Array.isArray(catalog?.plugins)
+    ? (catalog.plugins as Array<{ name?: unknown; source?: unknown }>).find((p) => p?.name === plugin)
+    : undefined;
+  return typeof entry?.source === "string" ? path.resolve(location, entry.source) : undefined;
+}
+
+/** `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` in every string of a definition map. */
+function expandPluginVars(value: unknown, root: string, data: string): unknown {
+  if (typeof value === "string")
+    return value.replace(/\$\{CLAUDE_PLUGIN_ROOT\}/g, () => root).replace(/\$\{CLAUDE_PLUGIN_DATA\}/g, () => data);
+  if (Array.isArray(value)) return value.map((v) => expandPluginVars(v, root, data));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandPluginVars(v, root, data)]));
+  return value;
+}
