@@ -3,7 +3,7 @@
  * runs the compiled binary from an empty directory, with nothing beside it.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENV_SCHEMA } from "../../src/config/env.ts";
@@ -117,6 +117,32 @@ describe("mcp-code-exec command line", () => {
     expect(r.stdout).toContain("FAIL  image: nothing-here:1 missing");
     expect(r.stdout).toContain("fix:");
   });
+});
+
+// home-manager links a client's file into place from the read-only /nix/store: `config add` must change
+// nothing there (nor replace the link with a file of its own) and say where the entry belongs. The
+// store is a read-only bind mount in a mount namespace of the test's own.
+test("config add to a link into a read-only place: nothing changes, and the error says where to add the entry", async () => {
+  const home = mkdtempSync(join(tmpdir(), "mcx-config-ro-"));
+  const store = join(home, "store");
+  const link = join(home, ".cursor", "mcp.json");
+  mkdirSync(store);
+  mkdirSync(join(home, ".cursor"));
+  writeFileSync(join(store, "mcp.json"), '{ "mcpServers": {} }\n');
+  symlinkSync(join(store, "mcp.json"), link);
+  const script = `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`;
+  const proc = Bun.spawn(
+    ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", store, BINARY, "config", "add", "--client", "cursor"],
+    { cwd: home, env: bridgeEnv({ HOME: home }), stdout: "pipe", stderr: "pipe" },
+  );
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  expect(code).toBe(1);
+  expect(stderr).toContain(`${link} is a link to ${join(store, "mcp.json")}, which cannot be written (EROFS); nothing was changed`);
+  expect(stderr).toContain("`mcp-code-exec config snippet --client cursor` prints it");
+  expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  expect(readdirSync(join(home, ".cursor"))).toEqual(["mcp.json"]);
+  expect(readdirSync(store)).toEqual(["mcp.json"]);
+  expect(readFileSync(join(store, "mcp.json"), "utf8")).toBe('{ "mcpServers": {} }\n');
 });
 
 describe("MCP Inspector CLI against the compiled binary", () => {

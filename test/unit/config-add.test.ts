@@ -3,7 +3,7 @@
  * reader; comments and the rest of the file stay; a backup is made; an existing entry needs --force.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { addToClient } from "../../src/cli/config-add.ts";
@@ -99,5 +99,25 @@ describe("config add, for every client", () => {
     expect(() => addToClient("codex", "code-exec", launch, {}, ctx())).toThrow("fix it first");
     expect(readFileSync(file, "utf8")).toBe("[mcp_servers.x\n");
     expect(existsSync(`${file}.tmp-${process.pid}`)).toBe(false);
+  });
+
+  // stow, chezmoi (symlink mode), yadm and home-manager keep a client's file in the user's dotfiles and
+  // link it into place: writing over the link would cut the file loose from them.
+  test("a file that is a link to the user's dotfiles is written where it points; the link stays", () => {
+    const file = fileOf("cursor");
+    const kept = join(root, "dotfiles", "cursor", "mcp.json");
+    mkdirSync(dirname(kept), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(kept, '{ "mcpServers": { "other": { "command": "other-cmd" } } }\n');
+    symlinkSync(join("..", "..", "dotfiles", "cursor", "mcp.json"), file); // relative, as stow makes them
+    const r = addToClient("cursor", "code-exec", launch, {}, ctx());
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(kept, "utf8")).mcpServers).toEqual({
+      other: { command: "other-cmd" },
+      "code-exec": { command: launch.command, args: launch.args },
+    });
+    expect(readFileSync(r.backup!, "utf8")).toBe('{ "mcpServers": { "other": { "command": "other-cmd" } } }\n');
+    expect(dirname(r.backup!)).toBe(dirname(file));
+    expect(readdirSync(dirname(kept))).toEqual(["mcp.json"]);
   });
 });
