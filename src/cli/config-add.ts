@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { parse as parseJsonc, type ParseError } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { isMap, isSeq, parseDocument } from "yaml";
+import { linkTarget, writeConfigText } from "../config/config-file.ts";
 import { setJsonValue } from "../config/json-edit.ts";
 import { BridgeError } from "../errors.ts";
 import { errorCode, removeQuietly } from "../host/private-dir.ts";
@@ -95,39 +96,26 @@ export function addToClient(
   }
   let backup: string | undefined;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  // A file that is a link (dotfiles kept in a repository with stow, chezmoi, yadm, home-manager) is
-  // written where it points: replacing the link with a file would cut it loose from the user's dotfiles.
-  const target = linkTarget(file);
   let mode = 0o600;
   if (text) {
     backup = `${file}.bak-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}`;
     fs.copyFileSync(file, backup);
     mode = fs.statSync(file).mode & 0o777;
   }
-  const tmp = `${target}.tmp-${process.pid}`;
   try {
-    fs.writeFileSync(tmp, next, { mode });
-    fs.renameSync(tmp, target);
+    writeConfigText(file, next, mode);
   } catch (e) {
-    for (const left of [tmp, backup]) if (left) removeQuietly(left);
-    const code = errorCode(e);
+    if (backup) removeQuietly(backup);
+    const target = linkTarget(file);
     const where =
-      target === file ? `${file} cannot be written (${code})` : `${file} is a link to ${target}, which cannot be written (${code})`;
+      target === file
+        ? `${file} cannot be written (${errorCode(e)})`
+        : `${file} is a link to ${target}, which cannot be written (${errorCode(e)})`;
     throw new BridgeError("CONFIG", `${where}; nothing was changed`, {
       hint: `if another tool manages it (home-manager, a dotfiles repository), add the entry there: \`mcp-code-exec config snippet --client ${client}\` prints it`,
     });
   }
   return { file, backup, replaced };
-}
-
-/** Where `file` really is when it is a symbolic link (followed to the end); `file` itself otherwise. */
-function linkTarget(file: string): string {
-  try {
-    if (!fs.lstatSync(file).isSymbolicLink()) return file;
-    return fs.realpathSync(file);
-  } catch {
-    return file; // absent, or a dangling link: written as a new file in its place
-  }
 }
 
 /** Remove `[mcp_servers.NAME]` and its sub-tables from TOML text, leaving every other line. */

@@ -18,6 +18,38 @@ export type ReadResult =
   | { status: "error"; message: string; unreadable?: boolean }
   | { status: "ok"; data: Record<string, unknown> };
 
+/** Where `file` really is when it is a symbolic link (followed to the end); `file` itself otherwise. */
+export function linkTarget(file: string): string {
+  try {
+    if (!fs.lstatSync(file).isSymbolicLink()) return file;
+    return fs.realpathSync(file);
+  } catch {
+    return file; // absent, or a dangling link: written as a new file in its place
+  }
+}
+
+/**
+ * Replace a user's config file with `text` at once (a temp file beside it, then renamed). A file that is
+ * a link (dotfiles kept in a repository with stow, chezmoi, yadm, home-manager) is written where it
+ * points: replacing the link with a file would cut it loose from the user's dotfiles. Throws fs's error,
+ * leaving no temp file behind.
+ */
+export function writeConfigText(file: string, text: string, mode: number): void {
+  const target = linkTarget(file);
+  const tmp = `${target}.tmp-${process.pid}`;
+  try {
+    fs.writeFileSync(tmp, text, { mode });
+    fs.renameSync(tmp, target);
+  } catch (e) {
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written there (a read-only place)
+    }
+    throw e;
+  }
+}
+
 /** From this size on, a JSON file read with `keep` is walked for the kept parts instead of parsed whole. */
 export const PRUNED_READ_FROM_BYTES = 1 << 20;
 

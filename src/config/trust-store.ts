@@ -7,6 +7,7 @@ import { sha256Hex } from "../host/hash.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, type ParseError } from "jsonc-parser";
+import { writeConfigText } from "./config-file.ts";
 import * as z from "zod";
 import { setJsonValue } from "./json-edit.ts";
 import { canonicalJson } from "./server-entry.ts";
@@ -104,7 +105,5 @@ function writeRecords(file: string, records: TrustRecord[]): void {
   }
   const next = setJsonValue(text, ["trust", "servers"], records);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, next, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeConfigText(file, next, 0o600);
 }

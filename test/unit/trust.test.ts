@@ -1,6 +1,6 @@
 /** Trust decisions and the admin lists, on fixture homes and projects (discovery only; nothing starts). */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { discoverServers, type Discovery } from "../../src/config/servers.ts";
@@ -76,6 +76,17 @@ describe("scopes and trust", () => {
     const text = readFileSync(trustFile, "utf8");
     expect(text).toStartWith('{\n  // mine\n  "policy": { "denyServers": ["x"] },\n  "trust": {');
     expect(readTrustStore(trustFile).records).toEqual([{ name: "a", file: "/p/.mcp.json", digest: "sha256:1" }]);
+  });
+
+  test("our config file linked in from the user's dotfiles: approvals are written there, the link stays", () => {
+    const kept = write(join(root, "dotfiles", "mcp-code-exec.json"), '{ "policy": { "denyServers": ["x"] } }\n');
+    const trustFile = join(home, ".config", "mcp-code-exec", "config.json");
+    mkdirSync(dirname(trustFile), { recursive: true });
+    symlinkSync(kept, trustFile);
+    addTrust(trustFile, { name: "a", file: "/p/.mcp.json", digest: "sha256:1" });
+    expect(lstatSync(trustFile).isSymbolicLink()).toBe(true);
+    expect(readTrustStore(kept).records).toEqual([{ name: "a", file: "/p/.mcp.json", digest: "sha256:1" }]);
+    expect(readdirSync(dirname(trustFile))).toEqual(["config.json"]);
   });
 
   test("a broken trust section trusts nothing and is reported", () => {
