@@ -4,6 +4,13 @@
  * SSE, `httpUrl` is Streamable HTTP; `$VAR` / `${VAR}` expand anywhere (unset: kept as written).
  * `mcp.excluded` / `mcp.allowed` turn servers off. A folder trusted in `~/.gemini/trustedFolders.json`
  * (TRUST_FOLDER, or TRUST_PARENT for its parent) counts as the client's approval of the workspace's servers.
+ * Then the servers of installed extensions (`~/.gemini/extensions/<dir>/gemini-extension.json`, or where
+ * a linked one's `.gemini-extension-install.json` points), each turned on or off for this folder by
+ * `extension-enablement.json` (the last rule matching the folder wins; on by default), with
+ * `${extensionPath}`, `${workspacePath}`, `${/}` and `${pathSeparator}` expanded as Gemini CLI does;
+ * a settings file's server of the same name wins. `security.allowedExtensions` and
+ * `security.blockGitExtensions` are honoured. Checked against `gemini extensions install` and
+ * `gemini mcp list`: test/clients/gemini-extensions.test.ts.
  */
 import * as path from "node:path";
 import { envValue } from "../server-sources.ts";
@@ -35,11 +42,13 @@ export const gemini: ClientReader = {
     let excluded: Set<string> | undefined;
     let allowed: Set<string> | undefined;
     const seen = new Set<string>();
+    let security: Record<string, unknown> | undefined;
     for (const [file, scope] of files) {
       if (seen.has(file)) continue;
       seen.add(file);
       const data = ctx.read(file, "json", scope);
       if (!data) continue;
+      if (!security && data.security && typeof data.security === "object") security = data.security as Record<string, unknown>;
       const mcp = data.mcp as Record<string, unknown> | undefined;
       if (mcp && typeof mcp === "object") {
         if (Array.isArray(mcp.excluded) && !excluded) excluded = new Set(mcp.excluded.filter((s): s is string => typeof s === "string"));
@@ -56,6 +65,7 @@ export const gemini: ClientReader = {
         ),
       );
     }
+    out.push(...extensions(ctx, path.join(userDir, "extensions"), security));
     for (const c of out) {
       if (c.off) continue;
       if (excluded?.has(c.name)) c.off = "excluded in Gemini CLI (mcp.excluded)";
@@ -79,4 +89,79 @@ function folderTrust(ctx: ReadContext, file: string): string | undefined {
     if (!best || dir.length > best.dir.length) best = { dir, level };
   }
   return best && best.level !== "DO_NOT_TRUST" ? `folder trusted in Gemini CLI (${best.level} in ${file})` : undefined;
+}
+
+/** The servers of Gemini CLI's installed extensions, as it loads them for this folder. */
+function extensions(ctx: ReadContext, dir: string, security: Record<string, unknown> | undefined): Candidate[] {
+  if (!ctx.isDir(dir)) return [];
+  const rules = ctx.peek(path.join(dir, "extension-enablement.json")) ?? {};
+  const allowed = Array.isArray(security?.allowedExtensions)
+    ? security.allowedExtensions.filter((p): p is string => typeof p === "string")
+    : [];
+  const out: Candidate[] = [];
+  for (const entry of ctx.list(dir, "user").sort()) {
+    const installed = path.join(dir, entry);
+    if (!ctx.isDir(installed)) continue;
+    const meta = ctx.peek(path.join(installed, ".gemini-extension-install.json")) as { type?: unknown; source?: unknown } | undefined;
+    const source = typeof meta?.source === "string" ? meta.source : undefined;
+    const home = meta?.type === "link" && source ? source : installed;
+    const file = path.join(home, "gemini-extension.json");
+    const config = ctx.read(file, "json", "user", "Gemini CLI extension");
+    if (!config) continue;
+    const name = typeof config.name === "string" ? config.name : entry;
+    let off: string | undefined;
+    if (allowed.length > 0 && !allowed.some((p) => safeRegex(p)?.test(source ?? "")))
+      off = `extension ${name} is not allowed by Gemini CLI's security.allowedExtensions`;
+    else if ((meta?.type === "git" || meta?.type === "github-release") && security?.blockGitExtensions === true)
+      off = `extension ${name} comes from a remote source, which Gemini CLI's security.blockGitExtensions turns off`;
+    else if (!enabledHere(rules[name], ctx.cwd))
+      off = `extension ${name} is disabled in Gemini CLI for this folder (extension-enablement.json)`;
+    const vars: Record<string, string> = { extensionPath: home, workspacePath: ctx.cwd, "/": path.sep, pathSeparator: path.sep };
+    for (const cand of mapEntries(ctx, file, hydrate(config.mcpServers, vars), ["mcpServers"], { scope: "user", syntax: "gemini" }, OPTS)) {
+      if (off && !cand.off) cand.off = off;
+      out.push(cand);
+    }
+  }
+  return out;
+}
+
+/** extension-enablement.json: the last rule matching the folder wins (`!` turns off, a trailing `*` takes subfolders). */
+function enabledHere(rule: unknown, cwd: string): boolean {
+  const overrides = (rule as { overrides?: unknown } | undefined)?.overrides;
+  if (!Array.isArray(overrides)) return true;
+  const here = withSlashes(cwd);
+  let enabled = true;
+  for (const o of overrides) {
+    if (typeof o !== "string") continue;
+    const disable = o.startsWith("!");
+    let base = disable ? o.slice(1) : o;
+    const subdirs = base.endsWith("*");
+    if (subdirs) base = base.slice(0, -1);
+    const pattern = `${base}${subdirs ? "*" : ""}`.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/(\/?)\*/g, "($1.*)?");
+    if (new RegExp(`^${pattern}$`).test(here)) enabled = !disable;
+  }
+  return enabled;
+}
+
+function withSlashes(dir: string): string {
+  let s = dir.replace(/\\/g, "/");
+  if (!s.startsWith("/")) s = `/${s}`;
+  return s.endsWith("/") ? s : `${s}/`;
+}
+
+function safeRegex(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `${name}` of `vars` in every string (others left as written, for the usual variable expansion). */
+function hydrate(value: unknown, vars: Record<string, string>): unknown {
+  if (typeof value === "string")
+    return value.replace(/\$\{([^}]+)\}/g, (whole, key: string) => (Object.hasOwn(vars, key) ? vars[key]! : whole));
+  if (Array.isArray(value)) return value.map((v) => hydrate(v, vars));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hydrate(v, vars)]));
+  return value;
 }
