@@ -174,3 +174,11 @@ function readValueFile(p: string, whole: string, where: string, ctx: VarContext,
     return whole;
   }
 }
+
+/** `value` with `fn` applied to every string in it, at any depth (objects and arrays rebuilt, keys kept). */
+export function mapStrings(value: unknown, fn: (s: string) => string): unknown {
+  if (typeof value === "string") return fn(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+  return value;
+}

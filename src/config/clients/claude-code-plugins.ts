@@ -12,6 +12,7 @@
 import * as path from "node:path";
 import { findProjectKey } from "../server-sources.ts";
 import type { PathSegment } from "../server-schemas.ts";
+import { mapStrings } from "../variables.ts";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import type { Candidate, ReadContext } from "./types.ts";
 
@@ -109,10 +110,5 @@ function localSource(
 
 /** `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` in every string of a definition map. */
 function expandPluginVars(value: unknown, root: string, data: string): unknown {
-  if (typeof value === "string")
-    return value.replace(/\$\{CLAUDE_PLUGIN_ROOT\}/g, () => root).replace(/\$\{CLAUDE_PLUGIN_DATA\}/g, () => data);
-  if (Array.isArray(value)) return value.map((v) => expandPluginVars(v, root, data));
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandPluginVars(v, root, data)]));
-  return value;
+  return mapStrings(value, (s) => s.replace(/\$\{CLAUDE_PLUGIN_ROOT\}/g, () => root).replace(/\$\{CLAUDE_PLUGIN_DATA\}/g, () => data));
 }

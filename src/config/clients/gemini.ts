@@ -15,6 +15,7 @@
 import * as path from "node:path";
 import { envValue } from "../server-sources.ts";
 import type { Scope } from "../looked.ts";
+import { mapStrings } from "../variables.ts";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import type { Candidate, ClientReader, ReadContext } from "./types.ts";
 
@@ -159,9 +160,5 @@ function safeRegex(pattern: string): RegExp | undefined {
 
 /** `${name}` of `vars` in every string (others left as written, for the usual variable expansion). */
 function hydrate(value: unknown, vars: Record<string, string>): unknown {
-  if (typeof value === "string")
-    return value.replace(/\$\{([^}]+)\}/g, (whole, key: string) => (Object.hasOwn(vars, key) ? vars[key]! : whole));
-  if (Array.isArray(value)) return value.map((v) => hydrate(v, vars));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hydrate(v, vars)]));
-  return value;
+  return mapStrings(value, (s) => s.replace(/\$\{([^}]+)\}/g, (whole, key: string) => (Object.hasOwn(vars, key) ? vars[key]! : whole)));
 }
