@@ -6,6 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { resolveServerCommand } from "./command-path.ts";
 import { readEnvPipe } from "./env-pipe.ts";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -289,10 +290,19 @@ export class UpstreamServer {
     const t = this.entry.transport;
     if (t.type === "stdio") {
       const fromPipe = t.envPipe ? await readEnvPipe(t.envPipe) : {};
+      const env: Record<string, string> = { ...getDefaultEnvironment(), ...fromPipe, ...t.env };
+      const resolved = resolveServerCommand(t.command, env);
+      if (resolved.path) env.PATH = resolved.path;
+      if (resolved.foundIn)
+        this.#opts.log.info("upstream command not on PATH, found elsewhere", {
+          server: this.entry.name,
+          command: t.command,
+          found_in: resolved.foundIn,
+        });
       const transport = new StdioClientTransport({
-        command: t.command,
+        command: resolved.command,
         args: t.args,
-        env: { ...getDefaultEnvironment(), ...fromPipe, ...t.env },
+        env,
         cwd: t.cwd,
         stderr: "pipe",
         // Read results a little over what may be relayed into the sandbox (src/sandbox/reply-bounds.ts),
