@@ -6,6 +6,7 @@
  * env_http_headers; `enabled = false` turns one off. Codex substitutes no variables: env_vars and
  * bearer_token_env_var name variables of the environment instead.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as z from "zod";
 import type { Definition } from "../definition.ts";
@@ -49,9 +50,73 @@ export const codex: ClientReader = {
       if (data) out.push(...tables(ctx, file, data, "project", approval));
     }
     if (userCfg) out.push(...tables(ctx, userFile, userCfg, "user"));
+    // Plugins rank after every config.toml (a config.toml server wins the name).
+    if (userCfg) out.push(...plugins(ctx, userCfg));
     return out;
   },
 };
+
+/**
+ * The servers of plugins `[plugins."<plugin>@<marketplace>"] enabled = true` turns on, as Codex 0.171
+ * loads them from its install copy (`plugins/cache/<marketplace>/<plugin>/<version>`): the manifest's
+ * `mcpServers` (`.codex-plugin/plugin.json`, else `.claude-plugin/plugin.json`; inline, or a path in the
+ * plugin) when it has them, else the plugin's `.mcp.json`. Entries are read as Codex reads its own (it
+ * substitutes no variables and sets none, and a Claude-style `headers` is not one of its keys). Checked
+ * against `codex plugin add` and `codex mcp list`: test/clients/codex-plugins.test.ts.
+ */
+function plugins(ctx: ReadContext, cfg: Record<string, unknown>): Candidate[] {
+  const table = cfg.plugins;
+  if (!table || typeof table !== "object") return [];
+  const out: Candidate[] = [];
+  for (const [id, p] of Object.entries(table as Record<string, unknown>)) {
+    if ((p as { enabled?: unknown } | null)?.enabled !== true) continue;
+    const at = id.lastIndexOf("@");
+    if (at <= 0) continue;
+    const dir = path.join(codexHome(ctx), "plugins", "cache", id.slice(at + 1), id.slice(0, at));
+    const root = newestVersion(ctx, dir);
+    if (!root) {
+      ctx.ignore(dir, "user", `plugin ${id} is turned on in Codex but not installed (no copy in its plugin cache)`);
+      continue;
+    }
+    const manifestFile = [path.join(root, ".codex-plugin", "plugin.json"), path.join(root, ".claude-plugin", "plugin.json")].find((f) =>
+      ctx.exists(f),
+    );
+    const inline = manifestFile ? ctx.peek(manifestFile)?.mcpServers : undefined;
+    if (inline && typeof inline === "object" && !Array.isArray(inline)) {
+      out.push(...servers(ctx, manifestFile!, inline, ["mcpServers"], "user"));
+      continue;
+    }
+    const file = typeof inline === "string" ? path.resolve(root, inline) : path.join(root, ".mcp.json");
+    if (typeof inline !== "string" && !ctx.exists(file)) continue;
+    const data = ctx.read(file, "json", "user", `Codex plugin ${id}`);
+    if (data)
+      out.push(
+        ...(data.mcpServers !== undefined
+          ? servers(ctx, file, data.mcpServers, ["mcpServers"], "user")
+          : servers(ctx, file, data, [], "user")),
+      );
+  }
+  return out;
+}
+
+/** The plugin's install copy: its one version folder (the newest, should there be more). */
+function newestVersion(ctx: ReadContext, dir: string): string | undefined {
+  if (!ctx.isDir(dir)) return undefined;
+  let best: { path: string; mtime: number } | undefined;
+  for (const name of ctx.list(dir, "user")) {
+    const p = path.join(dir, name);
+    let mtime: number;
+    try {
+      const st = fs.statSync(p);
+      if (!st.isDirectory()) continue;
+      mtime = st.mtimeMs;
+    } catch {
+      continue;
+    }
+    if (!best || mtime > best.mtime) best = { path: p, mtime };
+  }
+  return best?.path;
+}
 
 function projectTrust(cfg: Record<string, unknown> | undefined, ctx: ReadContext, file: string): string | undefined {
   const projects = cfg?.projects;
@@ -66,15 +131,19 @@ function projectTrust(cfg: Record<string, unknown> | undefined, ctx: ReadContext
 }
 
 function tables(ctx: ReadContext, file: string, data: Record<string, unknown>, scope: Scope, approval?: string): Candidate[] {
-  const map = data.mcp_servers;
+  return servers(ctx, file, data.mcp_servers, ["mcp_servers"], scope, approval);
+}
+
+/** Codex's server entries of one map (`[mcp_servers]` of a config.toml, or a plugin's JSON map at `where`). */
+function servers(ctx: ReadContext, file: string, map: unknown, where: PathSegment[], scope: Scope, approval?: string): Candidate[] {
   if (map === undefined) return [];
   if (map === null || typeof map !== "object" || Array.isArray(map)) {
-    ctx.problem(file, ["mcp_servers"], `expected a table, received ${typeName(map)}`);
+    ctx.problem(file, where, `expected a table, received ${typeName(map)}`);
     return [];
   }
   const out: Candidate[] = [];
   for (const [name, raw] of Object.entries(map as Record<string, unknown>)) {
-    const at: PathSegment[] = ["mcp_servers", name];
+    const at: PathSegment[] = [...where, name];
     const v = validate(CodexServerSchema, raw);
     if (!v.ok) {
       for (const i of v.issues) ctx.problem(file, [...at, ...i.path], i.message);
