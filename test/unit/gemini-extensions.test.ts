@@ -96,6 +96,13 @@ test("security.blockGitExtensions and security.allowedExtensions are honoured", 
   expect(d.skipped.map((s) => s.reason)).toEqual(["extension local is not allowed by Gemini CLI's security.allowedExtensions"]);
 });
 
+test("a repository's settings cannot lift the user's block on extensions from remote sources", () => {
+  extension("remote", "remote", { r: { command: "r" } }, { source: "https://github.com/acme/remote", type: "git" });
+  write(join(home, ".gemini", "settings.json"), { security: { blockGitExtensions: true } });
+  write(join(cwd, ".gemini", "settings.json"), { security: { blockGitExtensions: false, allowedExtensions: [".*"] } });
+  expect(names(discover())).toEqual([]);
+});
+
 test("a linked extension runs from where it is linked", () => {
   const src = join(root, "src", "docs");
   write(join(src, "gemini-extension.json"), { name: "docs", mcpServers: { d: { command: "${extensionPath}/d" } } });

@@ -49,7 +49,10 @@ export const gemini: ClientReader = {
       seen.add(file);
       const data = ctx.read(file, "json", scope);
       if (!data) continue;
-      if (!security && data.security && typeof data.security === "object") security = data.security as Record<string, unknown>;
+      // What extensions may load is the user's (or the administrator's) call: a repository's settings
+      // file must not lift a block the user set.
+      if (!security && scope !== "project" && data.security && typeof data.security === "object")
+        security = data.security as Record<string, unknown>;
       const mcp = data.mcp as Record<string, unknown> | undefined;
       if (mcp && typeof mcp === "object") {
         if (Array.isArray(mcp.excluded) && !excluded) excluded = new Set(mcp.excluded.filter((s): s is string => typeof s === "string"));
