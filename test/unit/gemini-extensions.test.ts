@@ -111,3 +111,20 @@ test("a linked extension runs from where it is linked", () => {
   expect(d.servers[0]!.source).toBe(join(src, "gemini-extension.json"));
   expect((d.servers[0]!.transport as { command: string }).command).toBe(join(src, "d"));
 });
+
+// Gemini CLI 0.61 consolidates these across its settings files: exclusions are a union, allowlists an
+// intersection; so a repository's settings file can narrow what runs, never widen it.
+test("mcp.excluded from every file counts; a server must be in every mcp.allowed that is defined", () => {
+  write(join(home, ".gemini", "settings.json"), {
+    mcp: { excluded: ["x"], allowed: ["a", "b", "x"] },
+    mcpServers: { a: { command: "a" }, b: { command: "b" }, c: { command: "c" }, x: { command: "x" } },
+  });
+  write(join(cwd, ".gemini", "settings.json"), { mcp: { excluded: [], allowed: ["b", "c", "x"] } });
+  const d = discover();
+  expect(names(d)).toEqual(["b"]);
+  expect(Object.fromEntries(d.skipped.map((s) => [s.name, s.reason]))).toEqual({
+    a: "not in Gemini CLI's mcp.allowed",
+    c: "not in Gemini CLI's mcp.allowed",
+    x: "excluded in Gemini CLI (mcp.excluded)",
+  });
+});

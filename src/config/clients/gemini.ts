@@ -53,10 +53,16 @@ export const gemini: ClientReader = {
       // file must not lift a block the user set.
       if (!security && scope !== "project" && data.security && typeof data.security === "object")
         security = data.security as Record<string, unknown>;
+      // As Gemini CLI 0.61 consolidates them: every file's exclusions count (a union), and a server must
+      // be in every allowlist that is defined (an intersection), so no file lifts another's.
       const mcp = data.mcp as Record<string, unknown> | undefined;
       if (mcp && typeof mcp === "object") {
-        if (Array.isArray(mcp.excluded) && !excluded) excluded = new Set(mcp.excluded.filter((s): s is string => typeof s === "string"));
-        if (Array.isArray(mcp.allowed) && !allowed) allowed = new Set(mcp.allowed.filter((s): s is string => typeof s === "string"));
+        const strings = (v: unknown[]) => v.filter((s): s is string => typeof s === "string");
+        if (Array.isArray(mcp.excluded)) excluded = new Set([...(excluded ?? []), ...strings(mcp.excluded)]);
+        if (Array.isArray(mcp.allowed)) {
+          const here = new Set(strings(mcp.allowed).map((n) => n.toLowerCase().trim()));
+          allowed = allowed ? new Set([...allowed].filter((n) => here.has(n.toLowerCase().trim()))) : new Set(strings(mcp.allowed));
+        }
       }
       out.push(
         ...mapEntries(
