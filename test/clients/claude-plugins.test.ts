@@ -45,10 +45,11 @@ beforeAll(async () => {
     owner: { name: "tests" },
     plugins: [{ name: "notes", source: "./plugins/notes", description: "notes" }],
   });
-  // One server in the plugin's .mcp.json, one in a file its manifest names.
+  // One server in the plugin's .mcp.json, one in a file its manifest names ({"mcpServers": ...} there).
   write(join(plugin, ".claude-plugin", "plugin.json"), { name: "notes", version: "1.0.0", mcpServers: "./more-servers.json" });
+  // The map itself, without "mcpServers" around it, as the official marketplace's plugins write it.
   write(join(plugin, ".mcp.json"), {
-    mcpServers: { memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${CLAUDE_PLUGIN_DATA}/memory.jsonl" } } },
+    memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${CLAUDE_PLUGIN_DATA}/memory.jsonl" } },
   });
   write(join(plugin, "more-servers.json"), { mcpServers: { everything: { command: "node", args: [EVERYTHING], env: {} } } });
   for (const args of [

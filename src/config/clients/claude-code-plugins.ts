@@ -59,8 +59,9 @@ export function readPlugins(ctx: ReadContext, opts: EntryOptions): Candidate[] {
     };
     const mcpJson = path.join(root, ".mcp.json");
     if (ctx.exists(mcpJson)) {
+      // Either {"mcpServers": {...}} or, as in the official marketplace's plugins, the map itself.
       const d = ctx.read(mcpJson, "json", base.scope, `plugin ${id}`);
-      if (d) add(mcpJson, d.mcpServers, ["mcpServers"]);
+      if (d) add(mcpJson, d.mcpServers ?? d, d.mcpServers ? ["mcpServers"] : []);
     }
     const manifestFile = path.join(root, ".claude-plugin", "plugin.json");
     const manifest = ctx.exists(manifestFile) ? ctx.peek(manifestFile) : undefined;
