@@ -49,7 +49,11 @@ function installFromGit(id: string, records: unknown[], files: Record<string, un
 
 test("a plugin from a git marketplace: its copy's .mcp.json and inline manifest servers, with the plugin's variables", () => {
   const dir = installFromGit("ops@acme", [{ scope: "user" }], {
-    ".mcp.json": { mcpServers: { db: { command: "${CLAUDE_PLUGIN_ROOT}/bin/db", args: ["--data", "${CLAUDE_PLUGIN_DATA}"] } } },
+    ".mcp.json": {
+      mcpServers: {
+        db: { command: "${CLAUDE_PLUGIN_ROOT}/bin/db", args: ["--data", "${CLAUDE_PLUGIN_DATA}", "--in", "${CLAUDE_PROJECT_DIR}"] },
+      },
+    },
     ".claude-plugin/plugin.json": { name: "ops", mcpServers: { api: { type: "http", url: "https://api.example/mcp" } } },
   });
   write(join(home, ".claude", "settings.json"), { enabledPlugins: { "ops@acme": true } });
@@ -61,7 +65,7 @@ test("a plugin from a git marketplace: its copy's .mcp.json and inline manifest 
   expect(db.transport).toEqual({
     type: "stdio",
     command: `${dir}/bin/db`,
-    args: ["--data", data],
+    args: ["--data", data, "--in", cwd],
     env: { CLAUDE_PLUGIN_ROOT: dir, CLAUDE_PLUGIN_DATA: data },
   });
   expect(db.alias).toBe("plugin_ops_db");

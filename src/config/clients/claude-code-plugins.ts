@@ -3,7 +3,7 @@
  * installed for this folder (`~/.claude/plugins/installed_plugins.json`: at user scope, or at project or
  * local scope for this folder) brings the servers of its `.mcp.json` and of its manifest's `mcpServers`
  * (`.claude-plugin/plugin.json`: inline, or a path in the plugin). Claude Code names them
- * `plugin:<plugin>:<server>`, expands `${CLAUDE_PLUGIN_ROOT}` (the plugin's folder: its install copy, or
+ * `plugin:<plugin>:<server>`, expands `${CLAUDE_PROJECT_DIR}` (the folder), `${CLAUDE_PLUGIN_ROOT}` (the plugin's folder: its install copy, or
  * for a marketplace that is a local folder, the plugin's folder there) and `${CLAUDE_PLUGIN_DATA}`
  * (`~/.claude/plugins/data/<plugin>-<marketplace>`), gives the server both as variables, and ranks
  * plugins after user scope. Checked against `claude plugin install` and `claude mcp list` (Claude Code
@@ -49,7 +49,7 @@ export function readPlugins(ctx: ReadContext, opts: EntryOptions): Candidate[] {
     const approval = scope === "project" ? `installed for this folder in Claude Code (${install.scope} scope)` : undefined;
     const base = { scope, syntax: "claude", approval } as const;
     const add = (file: string, map: unknown, where: PathSegment[]) => {
-      for (const cand of mapEntries(ctx, file, expandPluginVars(map, root, data), where, base, opts)) {
+      for (const cand of mapEntries(ctx, file, expandPluginVars(map, root, data, ctx.cwd), where, base, opts)) {
         cand.name = `plugin:${plugin}:${cand.name}`;
         if (cand.def?.type === "stdio") cand.def.env = { CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: data, ...cand.def.env };
         if (/\$\{user_config\./.test(JSON.stringify(cand.raw)))
@@ -109,7 +109,12 @@ function localSource(
   return typeof entry?.source === "string" ? path.resolve(location, entry.source) : undefined;
 }
 
-/** `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` in every string of a definition map. */
-function expandPluginVars(value: unknown, root: string, data: string): unknown {
-  return mapStrings(value, (s) => s.replace(/\$\{CLAUDE_PLUGIN_ROOT\}/g, () => root).replace(/\$\{CLAUDE_PLUGIN_DATA\}/g, () => data));
+/** `${CLAUDE_PLUGIN_ROOT}`, `${CLAUDE_PLUGIN_DATA}` and `${CLAUDE_PROJECT_DIR}` in every string of a definition map. */
+function expandPluginVars(value: unknown, root: string, data: string, project: string): unknown {
+  return mapStrings(value, (s) =>
+    s
+      .replace(/\$\{CLAUDE_PLUGIN_ROOT\}/g, () => root)
+      .replace(/\$\{CLAUDE_PLUGIN_DATA\}/g, () => data)
+      .replace(/\$\{CLAUDE_PROJECT_DIR\}/g, () => project),
+  );
 }
