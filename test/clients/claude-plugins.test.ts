@@ -4,7 +4,7 @@
  * must be what `claude mcp list` runs, and code must reach those servers through the compiled bridge.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge, type BridgeHandle } from "../support/bridge.ts";
@@ -12,6 +12,7 @@ import { BINARY } from "../support/binary.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 import { run } from "../support/run.ts";
 import { BIN } from "./clients.ts";
+import { installSteps, write } from "./plugin-support.ts";
 
 const NM = join(ROOT, "node_modules", "@modelcontextprotocol");
 const MEMORY = join(NM, "server-memory", "dist", "index.js");
@@ -24,11 +25,6 @@ const clientEnv = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home
 const claude = (...args: string[]) => run([join(BIN, "claude"), ...args], { cwd: project, env: clientEnv() });
 const ours = (...args: string[]) =>
   run([BINARY, ...args], { cwd: project, env: bridgeEnv({ HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state") }) });
-
-const write = (file: string, value: unknown) => {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, JSON.stringify(value, null, 2));
-};
 
 /** `claude mcp list`'s lines: name -> the command line it shows. */
 async function claudeList(): Promise<Map<string, string>> {
@@ -52,13 +48,10 @@ beforeAll(async () => {
     memory: { command: "node", args: [MEMORY], env: { MEMORY_FILE_PATH: "${CLAUDE_PLUGIN_DATA}/memory.jsonl" } },
   });
   write(join(plugin, "more-servers.json"), { mcpServers: { everything: { command: "node", args: [EVERYTHING], env: {} } } });
-  for (const args of [
+  await installSteps("claude", claude, [
     ["plugin", "marketplace", "add", market],
     ["plugin", "install", "notes@team-tools"],
-  ]) {
-    const r = await claude(...args);
-    if (r.code !== 0) throw new Error(`claude ${args.join(" ")}: ${r.stdout}${r.stderr}`);
-  }
+  ]);
 }, 120_000);
 
 describe("Claude Code plugins' MCP servers", () => {

@@ -5,7 +5,7 @@
  * compiled bridge.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge, type BridgeHandle } from "../support/bridge.ts";
@@ -13,6 +13,7 @@ import { BINARY } from "../support/binary.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 import { run } from "../support/run.ts";
 import { BIN } from "./clients.ts";
+import { installSteps, write } from "./plugin-support.ts";
 
 const NM = join(ROOT, "node_modules", "@modelcontextprotocol");
 const MEMORY = join(NM, "server-memory", "dist", "index.js");
@@ -30,11 +31,6 @@ const ours = (...args: string[]) =>
     cwd: project,
     env: bridgeEnv({ HOME: home, CODEX_HOME: codexHome, MCP_BRIDGE_STATE_DIR: join(home, "state") }),
   });
-
-const write = (file: string, value: unknown) => {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value, null, 2));
-};
 
 interface Listed {
   name: string;
@@ -60,13 +56,10 @@ beforeAll(async () => {
       docs: { type: "http", url: "https://docs.example/mcp", headers: { "X-Team": "a" } },
     },
   });
-  for (const args of [
+  await installSteps("codex", codex, [
     ["plugin", "marketplace", "add", market],
     ["plugin", "add", "notes@team-tools"],
-  ]) {
-    const r = await codex(...args);
-    if (r.code !== 0) throw new Error(`codex ${args.join(" ")}: ${r.stdout}${r.stderr}`);
-  }
+  ]);
 }, 180_000);
 
 describe("Codex plugins' MCP servers", () => {

@@ -4,7 +4,7 @@
  * what `gemini mcp list` runs, and code must reach those servers through the compiled bridge.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge, type BridgeHandle } from "../support/bridge.ts";
@@ -12,6 +12,7 @@ import { BINARY } from "../support/binary.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 import { run } from "../support/run.ts";
 import { BIN } from "./clients.ts";
+import { installSteps, write } from "./plugin-support.ts";
 
 const NM = join(ROOT, "node_modules", "@modelcontextprotocol");
 const MEMORY = join(NM, "server-memory", "dist", "index.js");
@@ -24,11 +25,6 @@ const clientEnv = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home
 const gemini = (...args: string[]) => run([join(BIN, "gemini"), ...args], { cwd: project, env: clientEnv(), stdin: "y\n" });
 const ours = (...args: string[]) =>
   run([BINARY, ...args], { cwd: project, env: bridgeEnv({ HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state") }) });
-
-const write = (file: string, value: unknown) => {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, JSON.stringify(value, null, 2));
-};
 
 /** `gemini mcp list`'s lines: name -> the command line it shows. */
 async function geminiList(): Promise<Map<string, string>> {
@@ -52,13 +48,10 @@ beforeAll(async () => {
     version: "1.0.0",
     mcpServers: { everything: { command: "node", args: [EVERYTHING], cwd: "${extensionPath}" } },
   });
-  for (const args of [
+  await installSteps("gemini", gemini, [
     ["extensions", "install", join(sources, "notes"), "--consent"],
     ["extensions", "link", join(sources, "docs"), "--consent"],
-  ]) {
-    const r = await gemini(...args);
-    if (r.code !== 0) throw new Error(`gemini ${args.join(" ")}: ${r.stdout}${r.stderr}`);
-  }
+  ]);
 }, 180_000);
 
 describe("Gemini CLI extensions' MCP servers", () => {
