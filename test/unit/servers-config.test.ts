@@ -501,7 +501,7 @@ describe("broken files", () => {
       `${f}: mcpServers.badType.type: unknown type "websocket"; expected one of stdio, http, streamable-http, streamableHttp, streamable_http, sse`,
       `${f}: mcpServers.emptyCmd.command: must not be empty`,
       `${f}: mcpServers["weird.name"].command: expected string, received number`,
-      `${f}: mcpServers.urlNoType: "url" without "type": this client reads it as a stdio server and fails; add "type": "http" (or "sse")`,
+      `${f}: mcpServers.urlNoType: "url" without "type": the client skips it (Claude Code 2.1: "has a url but no type"); add "type": "http" (or "sse")`,
       `${f}: mcpServers.badUrl.url: not a valid URL: "not a url"`,
     ]);
   });

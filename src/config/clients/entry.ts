@@ -111,7 +111,7 @@ export function standardEntry(
         ctx.problem(
           file,
           at,
-          `"${urlKey}" without "type": this client reads it as a stdio server and fails; add "type": "http" (or "sse")`,
+          `"${urlKey}" without "type": the client skips it (Claude Code 2.1: "has a url but no type"); add "type": "http" (or "sse")`,
         );
         return {};
       }
