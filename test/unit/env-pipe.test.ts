@@ -24,6 +24,19 @@ test("the secrets a writer puts through the pipe, once someone reads (after a pe
   expect(await writer.exited).toBe(0);
 });
 
+test("read with a PATH that has no cat on it (a desktop launcher's)", async () => {
+  const p = fifo("path.env");
+  const writer = Bun.spawn(["sh", "-c", `printf 'A=1\\n' > '${p}'`]);
+  const saved = process.env.PATH;
+  process.env.PATH = "/nonexistent";
+  try {
+    expect(await readEnvPipe(p, 10_000)).toEqual({ A: "1" });
+  } finally {
+    process.env.PATH = saved;
+  }
+  expect(await writer.exited).toBe(0);
+});
+
 test("nothing comes within the time: a clear error, and the reader does not stay behind", async () => {
   const p = fifo("silent.env");
   const t0 = performance.now();
