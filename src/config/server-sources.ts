@@ -36,6 +36,16 @@ export function claudeDesktopConfigPath(ctx: SourceContext): string {
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config"), "Claude", "claude_desktop_config.json");
 }
 
+/**
+ * A folder path as clients' records are compared with it: `/` separators, no trailing ones, and case
+ * folded where the platform's file system ignores it (macOS, Windows).
+ */
+export function normalizeDir(p: string, platform: NodeJS.Platform): string {
+  let s = p.replace(/\\/g, "/");
+  if (s.length > 1) s = s.replace(/\/+$/, "");
+  return platform === "win32" || platform === "darwin" ? s.toLowerCase() : s;
+}
+
 /** Key of `projects` in ~/.claude.json that denotes `cwd` (exact, then normalised). */
 export function findProjectKey(keys: string[], cwd: string, platform: NodeJS.Platform): string | undefined {
   let real = cwd;
@@ -44,11 +54,7 @@ export function findProjectKey(keys: string[], cwd: string, platform: NodeJS.Pla
   } catch {
     // keep cwd
   }
-  const norm = (p: string) => {
-    let s = p.replace(/\\/g, "/");
-    if (s.length > 1) s = s.replace(/\/+$/, "");
-    return platform === "win32" || platform === "darwin" ? s.toLowerCase() : s;
-  };
+  const norm = (p: string) => normalizeDir(p, platform);
   const wanted = new Set([norm(cwd), norm(real)]);
   return keys.find((k) => k === cwd) ?? keys.find((k) => k === real) ?? keys.find((k) => wanted.has(norm(k)));
 }

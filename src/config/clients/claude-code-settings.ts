@@ -8,7 +8,7 @@ import * as path from "node:path";
 import * as fs from "node:fs";
 import { readConfigObject, type ReadResult } from "../config-file.ts";
 import type { Keep } from "../json-pruned.ts";
-import { envValue } from "../server-sources.ts";
+import { envValue, normalizeDir } from "../server-sources.ts";
 import type { LookedAt } from "../looked.ts";
 
 /** One `allowedMcpServers` / `deniedMcpServers` entry and where it was set. */
@@ -156,7 +156,7 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
     const projects = global.data.projects;
     if (projects && typeof projects === "object" && !Array.isArray(projects)) {
       const entries = projectEntries(projects as Record<string, unknown>, cwd, platform);
-      const own = entries[0]?.dir === normalize(cwd, platform) ? entries[0] : undefined;
+      const own = entries[0]?.dir === normalizeDir(cwd, platform) ? entries[0] : undefined;
       const trusted = entries.find((e) => e.data.hasTrustDialogAccepted === true);
       if (trusted) out.folderTrusted = `${globalConfig}: projects[${JSON.stringify(trusted.key)}].hasTrustDialogAccepted`;
       if (own) {
@@ -192,10 +192,8 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
  * them, and more: case and trailing separators never count), not the thousands of others.
  */
 export function claudeJsonKeep(cwd: string): Keep {
-  const loose = (p: string) => {
-    const s = p.replace(/\\/g, "/").toLowerCase();
-    return s.length > 1 ? s.replace(/\/+$/, "") || "/" : s;
-  };
+  // Case folded on every platform: a superset of what the readers match.
+  const loose = (p: string) => normalizeDir(p, "linux").toLowerCase();
   const wanted = new Set<string>();
   const withParents = (dir: string) => {
     for (let d = path.resolve(dir); ; d = path.dirname(d)) {
@@ -223,22 +221,16 @@ interface ProjectEntry {
 function projectEntries(projects: Record<string, unknown>, cwd: string, platform: NodeJS.Platform): ProjectEntry[] {
   const wanted: string[] = [];
   for (let d = path.resolve(cwd); ; d = path.dirname(d)) {
-    wanted.push(normalize(d, platform));
+    wanted.push(normalizeDir(d, platform));
     if (path.dirname(d) === d) break;
   }
   const found: ProjectEntry[] = [];
   for (const [key, value] of Object.entries(projects)) {
     if (!value || typeof value !== "object" || Array.isArray(value)) continue;
-    const dir = normalize(key, platform);
+    const dir = normalizeDir(key, platform);
     if (wanted.includes(dir)) found.push({ key, dir, data: value as Record<string, unknown> });
   }
   return found.sort((a, b) => wanted.indexOf(a.dir) - wanted.indexOf(b.dir));
-}
-
-function normalize(p: string, platform: NodeJS.Platform): string {
-  let s = p.replace(/\\/g, "/");
-  if (s.length > 1) s = s.replace(/\/+$/, "");
-  return platform === "win32" || platform === "darwin" ? s.toLowerCase() : s;
 }
 
 /** Does a rule list match this server? Commands exactly; URLs with `*` wildcards; names exactly. */

@@ -8,6 +8,7 @@
  * in `globalStorage/storage.json`) has its servers in that profile's `profiles/<id>/mcp.json`.
  */
 import * as path from "node:path";
+import { normalizeDir } from "../server-sources.ts";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import type { Candidate, ClientReader, ReadContext } from "./types.ts";
 
@@ -42,11 +43,11 @@ function profileDir(ctx: ReadContext): string {
   const storage = ctx.peek(path.join(user, "globalStorage", "storage.json"));
   const workspaces = (storage?.profileAssociations as { workspaces?: unknown } | undefined)?.workspaces;
   if (!workspaces || typeof workspaces !== "object") return user;
-  const here = comparable(ctx.cwd, ctx.platform);
+  const here = normalizeDir(ctx.cwd, ctx.platform);
   for (const [uri, id] of Object.entries(workspaces as Record<string, unknown>)) {
     if (typeof id !== "string" || id === "__default__profile__" || !/^[\w.-]+$/.test(id)) continue;
     const folder = fileUriPath(uri, ctx.platform);
-    if (folder !== undefined && comparable(folder, ctx.platform) === here) return path.join(user, "profiles", id);
+    if (folder !== undefined && normalizeDir(folder, ctx.platform) === here) return path.join(user, "profiles", id);
   }
   return user;
 }
@@ -62,9 +63,4 @@ function fileUriPath(uri: string, platform: NodeJS.Platform): string | undefined
   if (u.protocol !== "file:") return undefined;
   const p = decodeURIComponent(u.pathname);
   return platform === "win32" ? p.replace(/^\/([A-Za-z]:)/, "$1").replace(/\//g, "\\") : p;
-}
-
-function comparable(p: string, platform: NodeJS.Platform): string {
-  const s = p.replace(/\\/g, "/").replace(/\/+$/, "") || "/";
-  return platform === "win32" || platform === "darwin" ? s.toLowerCase() : s;
 }
