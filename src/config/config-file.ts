@@ -61,14 +61,16 @@ export const PRUNED_READ_FROM_BYTES = 1 << 20;
 export function readConfigObject(file: string, format: FileFormat, opts: { keep?: Keep } = {}): ReadResult {
   let text: string;
   try {
-    const special = specialFile(file);
+    // One look at it says whether it can be read at all and how large it is.
+    const st = fs.statSync(file);
+    const special = specialKind(st);
     if (special)
       return {
         status: "error",
         message: `is ${special}, not a file: not read (a read would wait for whatever writes to it)`,
         unreadable: true,
       };
-    if (opts.keep && format === "json" && fs.statSync(file).size >= PRUNED_READ_FROM_BYTES) {
+    if (opts.keep && format === "json" && st.size >= PRUNED_READ_FROM_BYTES) {
       const data = readPrunedJson(file, opts.keep);
       if (data) return { status: "ok", data };
     }
@@ -90,12 +92,14 @@ export function readConfigObject(file: string, format: FileFormat, opts: { keep?
  * could block the bridge's start until something writes to it, which may be never.
  */
 export function specialFile(file: string): string | undefined {
-  let st: fs.Stats;
   try {
-    st = fs.statSync(file);
+    return specialKind(fs.statSync(file));
   } catch {
     return undefined;
   }
+}
+
+function specialKind(st: fs.Stats): string | undefined {
   if (st.isFile() || st.isDirectory()) return undefined;
   if (st.isFIFO()) return "a named pipe";
   if (st.isSocket()) return "a socket";
