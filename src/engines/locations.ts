@@ -43,9 +43,14 @@ export function engineSearchDirs(env: Record<string, string | undefined>, platfo
 
 /** The user's PATH, then every install folder not already on it. */
 export function enginePath(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform): string {
+  return extendPath(env.PATH, engineSearchDirs(env, platform));
+}
+
+/** A PATH value, then each of `dirs` not already on it (no empty or repeated entries). */
+export function extendPath(path: string | undefined, dirs: string[]): string {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const dir of [...(env.PATH ?? "").split(":"), ...engineSearchDirs(env, platform)]) {
+  for (const dir of [...(path ?? "").split(":"), ...dirs]) {
     if (!dir || seen.has(dir)) continue;
     seen.add(dir);
     out.push(dir);

@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { engineSearchDirs } from "../engines/locations.ts";
+import { engineSearchDirs, extendPath } from "../engines/locations.ts";
 import { which } from "../host/process.ts";
 
 /** Install folders of the tools MCP servers are launched with (node, npx, uvx, python, bun, deno, docker...). */
@@ -73,9 +73,14 @@ export function resolveServerCommand(
   for (const dir of dirs) {
     const candidate = join(dir, command);
     if (!isExecutableFile(candidate)) continue;
-    const onPath = new Set((env.PATH ?? "").split(":").filter(Boolean));
-    const extra = [...new Set(dirs)].filter((d) => !onPath.has(d) && existsSync(d));
-    return { command: candidate, path: [...onPath, ...extra].join(":"), foundIn: dir };
+    return {
+      command: candidate,
+      path: extendPath(
+        env.PATH,
+        dirs.filter((d) => existsSync(d)),
+      ),
+      foundIn: dir,
+    };
   }
   return { command };
 }
