@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { findProjectKey } from "../server-sources.ts";
 import type { PathSegment } from "../server-schemas.ts";
 import { mapStrings } from "../variables.ts";
-import { mapEntries, type EntryOptions } from "./entry.ts";
+import { mapEntries, serverMapOf, type EntryOptions } from "./entry.ts";
 import type { Candidate, ReadContext } from "./types.ts";
 
 interface Install {
@@ -59,9 +59,11 @@ export function readPlugins(ctx: ReadContext, opts: EntryOptions): Candidate[] {
     };
     const mcpJson = path.join(root, ".mcp.json");
     if (ctx.exists(mcpJson)) {
-      // Either {"mcpServers": {...}} or, as in the official marketplace's plugins, the map itself.
       const d = ctx.read(mcpJson, "json", base.scope, `plugin ${id}`);
-      if (d) add(mcpJson, d.mcpServers ?? d, d.mcpServers ? ["mcpServers"] : []);
+      if (d) {
+        const { map, at } = serverMapOf(d);
+        add(mcpJson, map, at);
+      }
     }
     const manifestFile = path.join(root, ".claude-plugin", "plugin.json");
     const manifest = ctx.exists(manifestFile) ? ctx.peek(manifestFile) : undefined;
@@ -69,10 +71,13 @@ export function readPlugins(ctx: ReadContext, opts: EntryOptions): Candidate[] {
     if (typeof inline === "string") {
       const file = path.resolve(root, inline);
       const d = ctx.read(file, "json", base.scope, `plugin ${id}`);
-      if (d) add(file, d.mcpServers ?? d, d.mcpServers ? ["mcpServers"] : []);
+      if (d) {
+        const { map, at } = serverMapOf(d);
+        add(file, map, at);
+      }
     } else if (inline && typeof inline === "object" && !Array.isArray(inline)) {
-      const o = inline as Record<string, unknown>;
-      add(manifestFile, o.mcpServers ?? o, o.mcpServers ? ["mcpServers", "mcpServers"] : ["mcpServers"]);
+      const { map, at } = serverMapOf(inline as Record<string, unknown>);
+      add(manifestFile, map, ["mcpServers", ...at]);
     }
   }
   return out;

@@ -13,6 +13,7 @@ import type { Definition } from "../definition.ts";
 import { envValue } from "../server-sources.ts";
 import { typeName, validate, type PathSegment } from "../server-schemas.ts";
 import type { Scope } from "../looked.ts";
+import { serverMapOf } from "./entry.ts";
 import type { Candidate, ClientReader, ReadContext } from "./types.ts";
 
 const StrMap = z.record(z.string(), z.string());
@@ -89,12 +90,10 @@ function plugins(ctx: ReadContext, cfg: Record<string, unknown>): Candidate[] {
     const file = typeof inline === "string" ? path.resolve(root, inline) : path.join(root, ".mcp.json");
     if (typeof inline !== "string" && !ctx.exists(file)) continue;
     const data = ctx.read(file, "json", "user", `Codex plugin ${id}`);
-    if (data)
-      out.push(
-        ...(data.mcpServers !== undefined
-          ? servers(ctx, file, data.mcpServers, ["mcpServers"], "user")
-          : servers(ctx, file, data, [], "user")),
-      );
+    if (data) {
+      const { map, at } = serverMapOf(data);
+      out.push(...servers(ctx, file, map, at, "user"));
+    }
   }
   return out;
 }

@@ -170,6 +170,14 @@ export function standardEntry(
 }
 
 /** Candidates for every entry of a name -> entry map. */
+/**
+ * The server map of a plugin's server file and its JSON path: `{"mcpServers": {...}}`, or the map
+ * itself (as the official Claude Code marketplace's plugins write `.mcp.json`).
+ */
+export function serverMapOf(data: Record<string, unknown>): { map: unknown; at: PathSegment[] } {
+  return data.mcpServers !== undefined ? { map: data.mcpServers, at: ["mcpServers"] } : { map: data, at: [] };
+}
+
 export function mapEntries(
   ctx: ReadContext,
   file: string,
