@@ -18,9 +18,10 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 #   engines and OCI runtimes: podman (with conmon), runc, docker.io (with containerd), runsc (gVisor)
 #   image build: debootstrap, ca-certificates
 #   tests and scripts: procps (pgrep, pkill, kill), mount, util-linux (unshare, setsid), python3,
-#   nodejs (node, npm), curl, wget, perl (shasum), ruby (the Homebrew formula check), apt
+#   nodejs (node, npm), curl, wget, perl (shasum), ruby (the Homebrew formula check), apt, git (a real
+#   repository for the GitHub Copilot CLI test)
 # No init helper (catatonit, tini) is needed: the sandbox brings its own PID 1.
-APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates procps mount util-linux python3 nodejs curl wget perl ruby apt)
+APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates procps mount util-linux python3 nodejs curl wget perl ruby apt git)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

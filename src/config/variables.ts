@@ -24,11 +24,13 @@ export type VarSyntax =
   | "windsurf"
   /** Gemini CLI: $VAR and ${VAR}; unset is kept as written. */
   | "gemini"
+  /** GitHub Copilot CLI: $VAR, ${VAR}, ${VAR:-default}; unset is kept as written. */
+  | "copilot"
   /** opencode: {env:X} (unset: empty), {file:path}. */
   | "opencode"
   /** Continue: ${{ secrets.NAME }} from the environment or ~/.continue/.env. */
   | "continue"
-  /** No substitution (Claude Desktop, Codex, Zed, Cline, Goose, Copilot CLI). */
+  /** No substitution (Claude Desktop, Codex, Zed, Cline, Goose). */
   | "none";
 
 export interface VarContext {
@@ -123,6 +125,15 @@ export function expandVariables(value: string, syntax: VarSyntax, at: PathSegmen
       return value.replace(
         /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
         (whole, a: string | undefined, b: string | undefined) => env((a ?? b)!) ?? whole,
+      );
+    case "copilot":
+      return value.replace(
+        /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+        (whole, braced: string | undefined, fallback: string | undefined, bare: string | undefined) => {
+          const v = env((braced ?? bare)!);
+          if (fallback !== undefined) return v === undefined || v === "" ? fallback : v;
+          return v ?? whole;
+        },
       );
     case "opencode":
       return value.replace(/\{(env|file):([^{}]+)\}/g, (whole, kind: string, arg: string) => {

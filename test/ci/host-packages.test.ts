@@ -57,6 +57,7 @@ const HOST_PROGRAMS: Record<string, string> = {
   timeout: "Deno host process",
   cat: "an envFile that is a named pipe, read when its server starts",
   mkfifo: "named-pipe config tests",
+  git: "Copilot CLI test (a real repository, whose root it reads settings from)",
 };
 
 /** Not from a Debian package: who installs it. */

@@ -65,7 +65,7 @@ describe("servers --json from the compiled binary", () => {
     expect(by("cline-sse")).toMatchObject({ client: "cline", type: "sse" });
     expect(by("cont-user")).toMatchObject({ client: "continue", env: { PLAIN: "from-continue-env" } });
     expect(by("goose-mem")).toMatchObject({ client: "goose", command: "node", env: { GOOSE_KEY: "***" } });
-    expect(by("cop-proj")).toMatchObject({ client: "copilot-cli", scope: "project", trust: { state: "trusted" } });
+    expect(by("cop-local")).toMatchObject({ client: "copilot-cli", scope: "user", command: "cop-cmd" });
     expect(d.skipped.map((s) => s.name)).toEqual(
       expect.arrayContaining(["ws-off", "codex-off", "gem-ex", "zed-ext", "zed-off", "oc-off", "cline-off", "developer", "goose-off"]),
     );

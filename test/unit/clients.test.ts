@@ -209,10 +209,13 @@ test("Goose: cmd/envs/env_keys, streamable_http uri, builtin and disabled extens
   expect(skip("goose-off")?.reason).toContain("enabled: false");
 });
 
-test("GitHub Copilot CLI: type local; a trusted folder approves .github/mcp.json", () => {
+test("GitHub Copilot CLI: type local; .mcp.json hides .github/mcp.json in the same folder (copilot-cli.test.ts has the rest)", () => {
   expect(s("cop-local").transport).toEqual({ type: "stdio", command: "cop-cmd", args: ["a"], env: {} });
-  expect(s("cop-proj")).toMatchObject({ scope: "project", trust: { state: "trusted" } });
-  expect(s("cop-proj").trust.reason).toContain("trusted_folders");
+  expect(d.servers.map((e) => e.name)).not.toContain("cop-proj");
+  expect(d.looked.find((l) => l.path === w.files.copilotProject)).toMatchObject({
+    status: "ignored",
+    note: `GitHub Copilot CLI reads ${w.files.mcpJson} in this folder instead`,
+  });
 });
 
 test("our order between clients decides a name defined by several", () => {

@@ -169,7 +169,6 @@ export function standardEntry(
   return { def };
 }
 
-/** Candidates for every entry of a name -> entry map. */
 /**
  * The server map of a plugin's server file and its JSON path: `{"mcpServers": {...}}`, or the map
  * itself (as the official Claude Code marketplace's plugins write `.mcp.json`).
@@ -178,6 +177,7 @@ export function serverMapOf(data: Record<string, unknown>): { map: unknown; at: 
   return data.mcpServers !== undefined ? { map: data.mcpServers, at: ["mcpServers"] } : { map: data, at: [] };
 }
 
+/** Candidates for every entry of a name -> entry map. */
 export function mapEntries(
   ctx: ReadContext,
   file: string,
