@@ -208,6 +208,14 @@ test("a repository's settings turn plugins on or off only in a folder trusted in
     scope: "project",
     trust: { state: "trusted", reason: expect.stringContaining(join(repo, ".claude", "settings.json")) },
   });
+  // A plugin the user turned on, from a marketplace the repository names, is the repository's choice too.
+  rmSync(join(repo, ".claude"), { recursive: true });
+  write(join(cop, "settings.json"), { enabledPlugins: { "tools@team": true } });
+  write(join(repo, ".github", "copilot", "settings.json"), { extraKnownMarketplaces: directoryMarket() });
+  expect(server(discover(), "t")).toMatchObject({
+    scope: "project",
+    trust: { reason: expect.stringContaining(join(repo, ".github", "copilot", "settings.json")) },
+  });
   // The user's true loses to the repository's false.
   write(join(cop, "settings.json"), { enabledPlugins: { "tools@team": true }, extraKnownMarketplaces: directoryMarket() });
   write(join(repo, ".github", "copilot", "settings.json"), { enabledPlugins: { "tools@team": false } });

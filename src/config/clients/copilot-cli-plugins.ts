@@ -66,10 +66,11 @@ export function readCopilotPlugins(
     const toggle = marketplace ? settings.enabled?.get(id) : undefined;
     const on = marketplace && settings.enabled ? toggle?.on === true : record?.enabled === true;
     if (!on) continue;
-    // Turned on by a repository's settings file: the repository chose it (in a folder the user trusts in
-    // Copilot CLI: those files are read nowhere else).
-    const scope: Scope = toggle?.scope ?? "user";
+    // Turned on, or its marketplace named, by a repository's settings file: the repository chose what runs
+    // (in a folder the user trusts in Copilot CLI: those files are read nowhere else).
     const market = settings.marketplaces.get(marketplace);
+    const fromRepo = [toggle, market].find((x) => x?.scope === "project");
+    const scope: Scope = fromRepo ? "project" : "user";
     const root =
       liveRoot(ctx, market?.source, plugin) ??
       (typeof record?.cache_path === "string" ? record.cache_path : path.join(home, "installed-plugins", marketplace || "_direct", plugin));
@@ -77,7 +78,7 @@ export function readCopilotPlugins(
       ctx.ignore(root, scope, `plugin ${id} is turned on in ${toggle?.file ?? configFile} but is not installed`);
       continue;
     }
-    const approval = scope === "project" ? `plugin turned on in ${toggle?.file}, in a folder trusted in GitHub Copilot CLI` : undefined;
+    const approval = fromRepo ? `plugin named in ${fromRepo.file}, in a folder trusted in GitHub Copilot CLI` : undefined;
     const base = { scope, syntax: "copilot", approval } as const;
     const add = (file: string, map: unknown, where: PathSegment[]) => {
       const expanded = mapStrings(map, (s) => s.replace(/\$\{(COPILOT_PLUGIN_ROOT|CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT)\}/g, () => root));
@@ -119,7 +120,7 @@ export function readCopilotPlugins(
 /** A marketplace that is a local folder serves its plugins from there: the plugin's folder in it. */
 function liveRoot(ctx: ReadContext, source: unknown, plugin: string): string | undefined {
   if (!isObj(source) || source.source !== "directory" || typeof source.path !== "string") return undefined;
-  const dir = source.path;
+  const dir = path.resolve(ctx.cwd, source.path);
   const catalogFile = CATALOGS.map((c) => path.join(dir, c)).find((f) => ctx.exists(f));
   const catalog = catalogFile ? ctx.peek(catalogFile) : undefined;
   const entry = Array.isArray(catalog?.plugins)
