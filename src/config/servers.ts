@@ -288,7 +288,20 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
   }
   for (const reader of CLIENT_READERS) {
     client = reader.id;
-    for (const c of reader.read(ctx)) {
+    let candidates: Candidate[];
+    try {
+      candidates = reader.read(ctx);
+    } catch (err) {
+      // A reader that meets a shape it did not expect loses its own client's servers, not the bridge's start.
+      const last = looked.findLast((l) => l.client === client && l.status === "found");
+      problem(
+        last?.path ?? clientLabel(client),
+        "",
+        `${clientLabel(client)}'s configuration could not be read (${(err as Error).message}), so its servers are left out; this is a bug in mcp-code-exec: please report it with the shape of this file`,
+      );
+      continue;
+    }
+    for (const c of candidates) {
       if (claude.managedMcp) {
         skipped.push({
           name: c.name,
