@@ -18,6 +18,7 @@ import { handshake } from "../server/handshake.ts";
 import { loadPolicy, type Policy } from "../policy.ts";
 import { serveProblem } from "../server/problem-server.ts";
 import { lastReadiness } from "../server/readiness.ts";
+import { ModernEra } from "../server/modern-era.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
 import { VERSION } from "../version.ts";
 import type { RunningBridge } from "./serve-bridge.ts";
@@ -62,7 +63,11 @@ export async function serve(): Promise<void> {
     onRefused: ({ reason, bytes, method, answered }) =>
       log.warn("client message refused", { bytes, method, answered, reason: reason.slice(0, 200) }),
   });
-  const front = new HandshakeFront(transport);
+  // Protocol revision 2026-07-28 is served in front of the SDK server's handshake-based revisions.
+  const modern = new ModernEra(transport);
+  modern.onmodern = (client, version) =>
+    log.info(`the client speaks protocol revision ${version}`, { client: client.name, client_version: client.version });
+  const front = new HandshakeFront(modern);
 
   let bridge: Promise<RunningBridge> | undefined;
   let shuttingDown = false;

@@ -3,11 +3,12 @@
  * registers it. Copilot CLI needs a GitHub sign-in to run a model turn, which this machine cannot do, but
  * its interactive session starts every MCP server before any sign-in: it is run in a pseudo-terminal
  * until the bridge has answered its tools/list, with the bridge's stdin and stdout copied to files.
- * Copilot CLI first asks `server/discover` (protocol revision 2026-07-28); the bridge does not speak that
- * revision yet, answers "method not found", and the client falls back to `initialize` at 2025-11-25.
+ * Copilot CLI asks `server/discover` first and, answered, speaks protocol revision 2026-07-28 with the
+ * bridge: no `initialize`, `_meta` on each request (before the bridge spoke it, Copilot CLI fell back to
+ * `initialize` at 2025-11-25).
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY } from "../support/binary.ts";
@@ -54,7 +55,7 @@ const lines = (file: string) =>
         )
     : [];
 
-test("Copilot CLI starts the bridge, falls back from server/discover to initialize, and lists run_python", async () => {
+test("Copilot CLI starts the bridge, speaks revision 2026-07-28 with it (server/discover, no initialize) and lists run_python", async () => {
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
   write(join(project, "README.md"), "a project\n");
   const added = await run([BINARY, "config", "add", "--client", "copilot-cli"], { cwd: project, env: bridgeEnv(env) });
@@ -82,10 +83,21 @@ test("Copilot CLI starts the bridge, falls back from server/discover to initiali
   const answer = (id: number | undefined) => got.find((m) => m.id === id);
   const discover = sent.find((m) => m.method === "server/discover");
   expect(discover?.params?._meta).toMatchObject({ "io.modelcontextprotocol/protocolVersion": "2026-07-28" });
-  expect(answer(discover!.id)?.error?.code).toBe(-32601);
-  const init = sent.find((m) => m.method === "initialize");
-  expect(init?.params).toMatchObject({ protocolVersion: "2025-11-25", clientInfo: { name: "copilot-cli" } });
-  expect(answer(init!.id)?.result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "mcp-code-exec" } });
+  expect(answer(discover!.id)?.result).toMatchObject({
+    resultType: "complete",
+    supportedVersions: expect.arrayContaining(["2026-07-28"]),
+    _meta: { "io.modelcontextprotocol/serverInfo": { name: "mcp-code-exec" } },
+  });
+  expect(sent.map((m) => m.method)).not.toContain("initialize");
   const list = sent.find((m) => m.method === "tools/list");
-  expect((answer(list!.id)?.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual(["run_python"]);
+  expect(list?.params?._meta).toMatchObject({
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "copilot-cli" },
+  });
+  const listed = answer(list!.id)?.result as { resultType: string; tools: Array<{ name: string }> };
+  expect(listed.resultType).toBe("complete");
+  expect(listed.tools.map((t) => t.name)).toEqual(["run_python"]);
+  // Copilot CLI's own log: it took the bridge for a 2026-07-28 server.
+  const logs = readdirSync(join(home, ".copilot", "logs")).map((f) => readFileSync(join(home, ".copilot", "logs", f), "utf8"));
+  expect(logs.join("\n")).toMatch(/Service initialized as client .*ProtocolVersion\(\\"2026-07-28\\"\).*mcp-code-exec/);
 }, 120_000);
