@@ -79,6 +79,13 @@ function newHandle(): string {
     .replace(/=+$/, "");
 }
 
+/** A question as 2026-07-28 writes it: a URL-mode elicitation has no elicitationId (the retry says it is done). */
+function modernParams(method: string, params: unknown): unknown {
+  if (method !== "elicitation/create" || !isObj(params) || params.mode !== "url") return params;
+  const { elicitationId: _id, ...rest } = params;
+  return rest;
+}
+
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class ModernEra implements Transport {
@@ -324,7 +331,10 @@ export class ModernEra implements Transport {
       if (ttl !== undefined) Object.assign(result, { ttlMs: ttl, cacheScope: "private" });
       return this.#send({ jsonrpc: "2.0", id: clientId, result } as JSONRPCMessage);
     }
-    return this.#send({ ...message, id: clientId } as JSONRPCMessage);
+    // 2026-07-28 says "not found" with -32602, where earlier revisions used -32002.
+    const error = "error" in message ? (message.error as { code: number }) : undefined;
+    const renumbered = error?.code === -32002 ? { error: { ...error, code: INVALID_PARAMS } } : {};
+    return this.#send({ ...message, ...renumbered, id: clientId } as JSONRPCMessage);
   }
 
   #askSoon(ours: string, call: Call): void {
@@ -335,7 +345,7 @@ export class ModernEra implements Transport {
       const inputRequests: Obj = {};
       for (const [key, q] of call.held) {
         q.sent = true;
-        inputRequests[key] = { method: q.method, ...(q.params === undefined ? {} : { params: q.params }) };
+        inputRequests[key] = { method: q.method, ...(q.params === undefined ? {} : { params: modernParams(q.method, q.params) }) };
       }
       const state = newHandle();
       call.state = state;

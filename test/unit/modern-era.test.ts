@@ -163,3 +163,21 @@ test("server/discover waits for the initialize answer and never repeats the serv
     },
   ]);
 });
+
+test("2026-07-28's own shapes: not found is -32602, and a URL-mode question carries no elicitationId", async () => {
+  fromClient({ id: 1, method: "resources/read", params: { uri: "resource://gone", _meta: meta() } });
+  fromClient({ id: 2, method: "tools/call", params: { name: "run_python", _meta: meta() } });
+  await answerInit();
+  const [read, call] = [toServer[2]!.id, toServer[3]!.id];
+  await era.send({ jsonrpc: "2.0", id: read, error: { code: -32002, message: "Resource not found: resource://gone" } } as JSONRPCMessage);
+  expect(toClient.at(-1)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Resource not found: resource://gone" } });
+  const url = { mode: "url", message: "Sign in to github", url: "https://github.example/login", elicitationId: "e-1" };
+  await era.send({ jsonrpc: "2.0", id: 5, method: "elicitation/create", params: url } as JSONRPCMessage, { relatedRequestId: call });
+  await settle();
+  expect(toClient.at(-1)!.result.inputRequests).toEqual({
+    elicitation_create_5: {
+      method: "elicitation/create",
+      params: { mode: "url", message: "Sign in to github", url: "https://github.example/login" },
+    },
+  });
+});
