@@ -1,9 +1,12 @@
 /**
  * The bridge from source under Deno (the `deno` devDependency): `--version`, `exec` against the
- * offline image on every engine, `config snippet`, and run_python over MCP stdio with the SDK client.
+ * offline image on every engine, `config snippet`, and run_python over MCP stdio with the SDK client
+ * (and with its v2 client, at protocol revision 2026-07-28).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioClientV2 } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -80,4 +83,17 @@ describe("under Deno", () => {
       await client.close();
     }
   });
+
+  test("speaks protocol revision 2026-07-28 to a client that asks for it (the MCP SDK's v2 client)", async () => {
+    const transport = new StdioClientV2({ command: DENO, args: DENO_ARGS, env: bridgeEnv(), cwd: EMPTY_DIR, stderr: "ignore" });
+    const client = new ClientV2({ name: "deno-smoke", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(transport);
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      const r = await client.callTool({ name: "run_python", arguments: { code: "6 * 7" } });
+      expect(r.structuredContent).toMatchObject({ value: "42" });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
