@@ -87,7 +87,7 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     extra: CallToolResult["content"] = [],
   ): CallToolResult => ({
     content: [{ type: "text", text }, ...extra],
-    ...(config.structuredContent ? { structuredContent: structured } : {}),
+    ...(config.structuredContent || geminiWouldBreak(server.getClientVersion()?.name, text) ? { structuredContent: structured } : {}),
     isError,
   });
 
@@ -168,4 +168,20 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     throw new WireError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (this server has ${resources.map((r) => r.uri).join(" and ")})`);
   });
   return server;
+}
+
+/**
+ * Gemini CLI (0.61) turns a result without structuredContent whose first text parses as JSON into
+ * structuredContent, and then refuses it unless it is an object: `print(42)` or `print([1, 2])` reached its
+ * model as "expected record, received number". Such a result gets our structured payload (an object; no
+ * outputSchema is declared, so Gemini CLI checks nothing more and still shows its model the text).
+ */
+export function geminiWouldBreak(client: string | undefined, text: string): boolean {
+  if (client !== "gemini-cli-mcp-client" || !/^\s*[-\d["tfn]/.test(text)) return false;
+  try {
+    const v: unknown = JSON.parse(text);
+    return v === null || typeof v !== "object" || Array.isArray(v);
+  } catch {
+    return false;
+  }
 }

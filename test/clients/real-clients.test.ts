@@ -104,6 +104,25 @@ for (const name of ["claude", "gemini", "codex"] as ClientName[]) {
   );
 }
 
+test(
+  "gemini: output that is a bare JSON number, list or boolean reaches its model as text, not as its own error",
+  async () => {
+    // Gemini CLI parses such text into structuredContent and refused anything but an object.
+    const steps: Step[] = [
+      { label: "number", args: { code: "print(1 + 1)" } },
+      { label: "list", args: { code: "print([1, 2])" } },
+      { label: "bool", args: { code: "print('true')" } },
+    ];
+    const run = await CLIENTS.gemini({ binary: BINARY, steps, engine });
+    const seen = byLabel(run);
+    expect(seen("number").text).toBe('{"output":"<untrusted_context>\\n2\\n</untrusted_context>"}');
+    expect(seen("list").text).toContain("[1, 2]");
+    expect(seen("bool").text).toContain("true");
+    for (const label of ["number", "list", "bool"]) expect(seen(label).text).not.toContain("error");
+  },
+  SLOW,
+);
+
 describe("codex app-server (how IDE extensions drive Codex)", () => {
   let app: AppServer;
   beforeAll(async () => {
