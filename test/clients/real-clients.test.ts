@@ -4,7 +4,7 @@
  * no model service can run here); what it records is exactly what a model would be shown.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENTS, runClaude, runCodex, type ClientName, type ClientRun } from "./clients.ts";
@@ -13,9 +13,10 @@ import { STEPS, type Seen, type Step } from "./scenario.ts";
 import { startBridge } from "../support/bridge.ts";
 import { waitFor } from "../support/engines.ts";
 import { BINARY } from "../support/binary.ts";
-import { ENGINES } from "../support/env.ts";
+import { ENGINES, ROOT } from "../support/env.ts";
 
 const engine = ENGINES[0]!;
+const INTERACTIVE = join(ROOT, "test", "fixtures", "interactive-server.ts");
 const SLOW = 300_000;
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
@@ -119,6 +120,55 @@ test(
     expect(seen("list").text).toContain("[1, 2]");
     expect(seen("bool").text).toContain("true");
     for (const label of ["number", "list", "bool"]) expect(seen(label).text).not.toContain("error");
+  },
+  SLOW,
+);
+
+test(
+  "claude: speaks revision 2026-07-28 with the bridge; an approval comes back input_required and Claude Code's retry (it cannot ask in -p) finishes the call",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-claude-modern-"));
+    const wire = join(dir, "to-bridge.jsonl");
+    const wrapper = join(dir, "bridge");
+    writeFileSync(wrapper, `#!/bin/sh\ntee ${wire} | ${BINARY}\n`);
+    chmodSync(wrapper, 0o755);
+    const servers = join(dir, "servers.json");
+    writeFileSync(servers, JSON.stringify({ mcpServers: { interactive: { command: process.execPath, args: [INTERACTIVE] } } }));
+    const steps: Step[] = [
+      {
+        label: "ask",
+        args: {
+          code: 'try:\n    await mcp_interactive.delete_note(id="z")\nexcept Exception as e:\n    print(type(e).__name__, e)',
+          servers: ["interactive"],
+        },
+      },
+      { label: "after", args: { code: "print(2 + 3)" } },
+    ];
+    const run = await runClaude({
+      binary: wrapper,
+      steps,
+      engine,
+      bridgeEnv: { MCP_BRIDGE_CONFIG: servers, MCP_BRIDGE_ASK_TIMEOUT: "20" },
+    });
+    const seen = byLabel(run);
+    expect(seen("ask").text).toContain(
+      "McpPolicyError refused by policy: interactive/delete_note was denied by the user (the question was dismissed)",
+    );
+    expect(seen("after").text).toContain("5");
+    const sent = readFileSync(wire, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            method?: string;
+            params?: { requestState?: string; inputResponses?: unknown; _meta?: Record<string, unknown> };
+          },
+      );
+    expect(sent[0]!.method).toBe("server/discover");
+    expect(sent.map((m) => m.method)).not.toContain("initialize");
+    const retry = sent.find((m) => m.method === "tools/call" && m.params?.requestState);
+    expect(retry?.params?.inputResponses).toBeDefined();
   },
   SLOW,
 );
