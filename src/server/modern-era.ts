@@ -107,6 +107,8 @@ export class ModernEra implements Transport {
   readonly #byClientId = new Map<RequestId, string>();
   /** A held question's request id -> the call that holds it. */
   readonly #questions = new Map<RequestId, string>();
+  /** Our ids of requests the client cancelled: an answer that comes anyway is dropped (the last 1,000). */
+  readonly #dropped = new Set<string>();
   /** A legacy client opened with initialize: notifications not tied to a request go to it. */
   #legacy = false;
 
@@ -143,6 +145,16 @@ export class ModernEra implements Transport {
     if (!("id" in m) || m.id === undefined) {
       if (m.method === "notifications/cancelled" && params && this.#byClientId.has(params.requestId as RequestId)) {
         const ours = this.#byClientId.get(params.requestId as RequestId)!;
+        // A cancelled request is not answered: the call is forgotten here, and an answer that comes anyway is dropped.
+        const call = this.#calls.get(ours);
+        if (call) {
+          this.#byClientId.delete(params.requestId as RequestId);
+          clearTimeout(call.gather);
+          clearTimeout(call.forget);
+          this.#calls.delete(ours);
+          this.#dropped.add(ours);
+          if (this.#dropped.size > 1000) this.#dropped.delete(this.#dropped.values().next().value!);
+        }
         return this.onmessage?.({ ...m, params: { ...params, requestId: ours } } as JSONRPCMessage);
       }
       return this.onmessage?.(m);
@@ -247,6 +259,7 @@ export class ModernEra implements Transport {
       return Promise.resolve();
     }
     if (!("method" in message)) {
+      if (typeof message.id === "string" && this.#dropped.delete(message.id)) return Promise.resolve();
       const ours = typeof message.id === "string" ? this.#calls.get(message.id) : undefined;
       if (!ours) return this.#send(message, options);
       const id = message.id as string;

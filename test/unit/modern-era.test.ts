@@ -181,3 +181,17 @@ test("2026-07-28's own shapes: not found is -32602, and a URL-mode question carr
     },
   });
 });
+
+test("a call the client cancels is forgotten: an answer that comes anyway is not sent, and nothing is kept for it", async () => {
+  fromClient({ id: 9, method: "tools/call", params: { name: "run_python", _meta: meta() } });
+  await answerInit();
+  const inner = toServer[2]!.id;
+  fromClient({ method: "notifications/cancelled", params: { requestId: 9, reason: "timeout" } });
+  expect(toServer.at(-1)).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: inner, reason: "timeout" } });
+  await era.send({ jsonrpc: "2.0", id: inner, result: { content: [] } } as JSONRPCMessage);
+  expect(toClient).toEqual([]);
+  // The client may use its id again for a new request, which is a new call.
+  fromClient({ id: 9, method: "tools/list", params: { _meta: meta() } });
+  await era.send({ jsonrpc: "2.0", id: toServer.at(-1)!.id, result: { tools: [] } } as JSONRPCMessage);
+  expect(toClient).toMatchObject([{ id: 9, result: { tools: [], resultType: "complete" } }]);
+});
