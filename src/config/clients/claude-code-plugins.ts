@@ -11,9 +11,8 @@
  */
 import * as path from "node:path";
 import { findProjectKey } from "../server-sources.ts";
-import type { PathSegment } from "../server-schemas.ts";
 import { mapStrings } from "../variables.ts";
-import { mapEntries, serverMapOf, type EntryOptions } from "./entry.ts";
+import { manifestServers, mapEntries, pluginServerFile, type EntryOptions, type PluginServerMap } from "./entry.ts";
 import type { Candidate, ReadContext } from "./types.ts";
 
 interface Install {
@@ -48,8 +47,9 @@ export function readPlugins(ctx: ReadContext, opts: EntryOptions): Candidate[] {
     const scope = install.scope === "user" || install.scope === "managed" ? "user" : "project";
     const approval = scope === "project" ? `installed for this folder in Claude Code (${install.scope} scope)` : undefined;
     const base = { scope, syntax: "claude", approval } as const;
-    const add = (file: string, map: unknown, where: PathSegment[]) => {
-      for (const cand of mapEntries(ctx, file, expandPluginVars(map, root, data, ctx.cwd), where, base, opts)) {
+    const add = (found: PluginServerMap | undefined) => {
+      if (!found) return;
+      for (const cand of mapEntries(ctx, found.file, expandPluginVars(found.map, root, data, ctx.cwd), found.at, base, opts)) {
         cand.name = `plugin:${plugin}:${cand.name}`;
         if (cand.def?.type === "stdio") cand.def.env = { CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: data, ...cand.def.env };
         if (/\$\{user_config\./.test(JSON.stringify(cand.raw)))
@@ -57,28 +57,11 @@ export function readPlugins(ctx: ReadContext, opts: EntryOptions): Candidate[] {
         out.push(cand);
       }
     };
+    // Claude Code reads both: the plugin's .mcp.json and its manifest's mcpServers.
     const mcpJson = path.join(root, ".mcp.json");
-    if (ctx.exists(mcpJson)) {
-      const d = ctx.read(mcpJson, "json", base.scope, `plugin ${id}`);
-      if (d) {
-        const { map, at } = serverMapOf(d);
-        add(mcpJson, map, at);
-      }
-    }
+    if (ctx.exists(mcpJson)) add(pluginServerFile(ctx, mcpJson, base.scope, `plugin ${id}`));
     const manifestFile = path.join(root, ".claude-plugin", "plugin.json");
-    const manifest = ctx.exists(manifestFile) ? ctx.peek(manifestFile) : undefined;
-    const inline = manifest?.mcpServers;
-    if (typeof inline === "string") {
-      const file = path.resolve(root, inline);
-      const d = ctx.read(file, "json", base.scope, `plugin ${id}`);
-      if (d) {
-        const { map, at } = serverMapOf(d);
-        add(file, map, at);
-      }
-    } else if (inline && typeof inline === "object" && !Array.isArray(inline)) {
-      const { map, at } = serverMapOf(inline as Record<string, unknown>);
-      add(manifestFile, map, ["mcpServers", ...at]);
-    }
+    if (ctx.exists(manifestFile)) add(manifestServers(ctx, root, manifestFile, base.scope, `plugin ${id}`));
   }
   return out;
 }

@@ -17,9 +17,8 @@
  */
 import * as path from "node:path";
 import type { Scope } from "../looked.ts";
-import type { PathSegment } from "../server-schemas.ts";
 import { mapStrings } from "../variables.ts";
-import { mapEntries, serverMapOf, type EntryOptions } from "./entry.ts";
+import { manifestServers, mapEntries, pluginServerFile, type EntryOptions, type PluginServerMap } from "./entry.ts";
 import { isObj } from "./merge.ts";
 import type { Candidate, ReadContext } from "./types.ts";
 
@@ -80,9 +79,10 @@ export function readCopilotPlugins(
     }
     const approval = fromRepo ? `plugin named in ${fromRepo.file}, in a folder trusted in GitHub Copilot CLI` : undefined;
     const base = { scope, syntax: "copilot", approval } as const;
-    const add = (file: string, map: unknown, where: PathSegment[]) => {
-      const expanded = mapStrings(map, (s) => s.replace(/\$\{(COPILOT_PLUGIN_ROOT|CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT)\}/g, () => root));
-      for (const cand of mapEntries(ctx, file, expanded, where, base, opts)) {
+    const add = (found: PluginServerMap | undefined) => {
+      if (!found) return;
+      const expanded = mapStrings(found.map, (s) => s.replace(/\$\{(COPILOT_PLUGIN_ROOT|CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT)\}/g, () => root));
+      for (const cand of mapEntries(ctx, found.file, expanded, found.at, base, opts)) {
         if (cand.def?.type === "stdio") {
           cand.def.cwd ??= root;
           cand.def.env = { ...Object.fromEntries(ROOT_VARS.map((v) => [v, root])), ...cand.def.env };
@@ -90,29 +90,14 @@ export function readCopilotPlugins(
         out.push(cand);
       }
     };
+    // Copilot CLI reads the manifest's servers only when the plugin has no .mcp.json.
     const mcpJson = path.join(root, ".mcp.json");
     if (ctx.exists(mcpJson)) {
-      // Copilot CLI reads the manifest's servers only when the plugin has no .mcp.json.
-      const d = ctx.read(mcpJson, "json", scope, `plugin ${id}`);
-      if (d) {
-        const { map, at: where } = serverMapOf(d);
-        add(mcpJson, map, where);
-      }
+      add(pluginServerFile(ctx, mcpJson, scope, `plugin ${id}`));
       continue;
     }
     const manifestFile = MANIFESTS.map((m) => path.join(root, m)).find((f) => ctx.exists(f));
-    const inline = manifestFile ? ctx.peek(manifestFile)?.mcpServers : undefined;
-    if (typeof inline === "string") {
-      const file = path.resolve(root, inline);
-      const d = ctx.read(file, "json", scope, `plugin ${id}`);
-      if (d) {
-        const { map, at: where } = serverMapOf(d);
-        add(file, map, where);
-      }
-    } else if (isObj(inline)) {
-      const { map, at: where } = serverMapOf(inline);
-      add(manifestFile!, map, ["mcpServers", ...where]);
-    }
+    if (manifestFile) add(manifestServers(ctx, root, manifestFile, scope, `plugin ${id}`));
   }
   return out;
 }

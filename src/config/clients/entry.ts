@@ -3,10 +3,12 @@
  * client's variations passed as options: which keys hold the URL, what a URL without a type means,
  * whether env values may be numbers, whether envFile is read.
  */
+import * as path from "node:path";
 import * as z from "zod";
 import type { Definition } from "../definition.ts";
 import { typeName, validate, type PathSegment } from "../server-schemas.ts";
 import { readHeadersHelper, readOAuthSettings, type OAuthDialect } from "./oauth-settings.ts";
+import type { Scope } from "../looked.ts";
 import type { Candidate, ReadContext } from "./types.ts";
 
 export interface EntryOptions {
@@ -175,6 +177,34 @@ export function standardEntry(
  */
 export function serverMapOf(data: Record<string, unknown>): { map: unknown; at: PathSegment[] } {
   return data.mcpServers !== undefined ? { map: data.mcpServers, at: ["mcpServers"] } : { map: data, at: [] };
+}
+
+/** Where a plugin's server map is: the file, the map, and its JSON path in that file. */
+export interface PluginServerMap {
+  file: string;
+  map: unknown;
+  at: PathSegment[];
+}
+
+/** A plugin's server file (its `.mcp.json`, or the file its manifest names), in either form. */
+export function pluginServerFile(ctx: ReadContext, file: string, scope: Scope, note: string): PluginServerMap | undefined {
+  const data = ctx.read(file, "json", scope, note);
+  return data ? { file, ...serverMapOf(data) } : undefined;
+}
+
+/** A plugin manifest's `mcpServers`: a map written in the manifest, or the path of a file in the plugin. */
+export function manifestServers(
+  ctx: ReadContext,
+  root: string,
+  manifestFile: string,
+  scope: Scope,
+  note: string,
+): PluginServerMap | undefined {
+  const inline = ctx.peek(manifestFile)?.mcpServers;
+  if (typeof inline === "string") return pluginServerFile(ctx, path.resolve(root, inline), scope, note);
+  if (!inline || typeof inline !== "object" || Array.isArray(inline)) return undefined;
+  const { map, at } = serverMapOf(inline as Record<string, unknown>);
+  return { file: manifestFile, map, at: ["mcpServers", ...at] };
 }
 
 /** Candidates for every entry of a name -> entry map. */
