@@ -11,8 +11,9 @@
  *     first call once the prewarmed sandbox is ready against a warm call, and where the cold call's
  *     milliseconds went (medians of the DEBUG `sandbox start trace`);
  *   warm `print(1)` round trips against a line echo through a running container, through the SDK client
- *     and through a bare JSON-RPC client (the client's own share), and with --warm 6000 or more the
- *     first 2,000 calls apart from the last 2,000 (the JIT's warm-up); bridge RSS.
+ *     and through a bare JSON-RPC client (the client's own share) at 2025-06-18 and at 2026-07-28, and
+ *     with --warm 6000 or more the first 2,000 calls apart from the last 2,000 (the JIT's warm-up);
+ *     bridge RSS.
  * --before PATH runs another build (e.g. main's) through the same rounds, for a before/after table.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -195,7 +196,13 @@ if (only.has("warm")) {
         for (let i = 0; i < 100; i++) await b.call();
         const raw = await startRawBridge(bin, { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: stateDir });
         for (let i = 0; i < 100; i++) await raw.call();
-        return { name, b, raw, idleMiB };
+        const modern = await startRawBridge(
+          bin,
+          { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: stateDir },
+          true,
+        );
+        for (let i = 0; i < 100; i++) await modern.call();
+        return { name, b, raw, modern, idleMiB };
       }),
     );
     const s: Record<string, number[]> = { floor: [] };
@@ -203,18 +210,20 @@ if (only.has("warm")) {
     const BLOCK = 100;
     for (let done = 0; done < WARM; done += BLOCK) {
       for (let i = 0; i < BLOCK; i++) s.floor!.push(await echo.roundTrip());
-      for (const { name, b, raw } of bridges) {
+      for (const { name, b, raw, modern } of bridges) {
         for (let i = 0; i < BLOCK; i++) (s[name] ??= []).push(await b.call());
         for (let i = 0; i < BLOCK; i++) (s[`${name} raw`] ??= []).push(await raw.call());
+        for (let i = 0; i < BLOCK; i++) (s[`${name} modern`] ??= []).push(await modern.call());
       }
     }
     await echo.close();
     await Bun.sleep(3000);
     console.log(`\n[${engine}] warm print(1) round trips (${loadBefore} → ${conditions()})\n${HEADER}`);
     console.log(row(`floor: a line through a running container's stdin/stdout`, summarize(s.floor!)));
-    for (const { name, b, raw, idleMiB } of bridges) {
+    for (const { name, b, raw, modern, idleMiB } of bridges) {
       console.log(row(`${name}: run_python print(1) through the SDK client`, summarize(s[name]!)));
       console.log(row(`${name}: the same through a bare JSON-RPC client (no SDK)`, summarize(s[`${name} raw`]!)));
+      console.log(row(`${name}: the bare client at revision 2026-07-28`, summarize(s[`${name} modern`]!)));
       // The tail shrinks as JavaScriptCore's optimizing tiers finish compiling the hot paths (in the
       // bridge and in the client): a long run shows the first calls and the settled ones apart.
       if (WARM >= 3 * PHASE) {
@@ -228,6 +237,7 @@ if (only.has("warm")) {
         }
       }
       await raw.close();
+      await modern.close();
       console.log(
         `  ${name}: bridge RSS ${idleMiB.toFixed(1)} MiB idle (3 s) after initialize, ${rssMiB(b.pid).toFixed(1)} MiB idle (3 s) after ${WARM + 100} calls`,
       );

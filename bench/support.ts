@@ -241,9 +241,10 @@ export async function startBridge(binary: string, env: Record<string, string>) {
 /**
  * The same bridge driven by the least an MCP client can be: JSON-RPC lines written to its stdin and read
  * from its stdout, no SDK, no schema checks. Beside startBridge it shows how much of a round trip (and
- * of its tail) is the client's own.
+ * of its tail) is the client's own. `modern`: protocol revision 2026-07-28 (no initialize; `_meta` on
+ * every request), to show what serving that revision costs.
  */
-export async function startRawBridge(binary: string, env: Record<string, string>) {
+export async function startRawBridge(binary: string, env: Record<string, string>, modern = false) {
   const proc = Bun.spawn([binary], { env: bridgeEnv(env), stdin: "pipe", stdout: "pipe", stderr: "ignore" });
   const line = lineReader(proc.stdout, "the bridge closed its stdout");
   const next = async (): Promise<{ id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: unknown }> =>
@@ -253,15 +254,22 @@ export async function startRawBridge(binary: string, env: Record<string, string>
     proc.stdin.flush();
   };
   let id = 0;
-  const request = async (method: string, params: unknown) => {
-    send({ jsonrpc: "2.0", id: ++id, method, params });
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "bench-raw", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const request = async (method: string, params: Record<string, unknown>) => {
+    send({ jsonrpc: "2.0", id: ++id, method, params: modern ? { ...params, _meta: meta } : params });
     for (;;) {
       const m = await next();
       if (m.id === id) return m;
     }
   };
-  await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench-raw", version: "0" } });
-  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  if (!modern) {
+    await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench-raw", version: "0" } });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
   return {
     pid: proc.pid,
     async call(code = "print(1)"): Promise<number> {
