@@ -46,6 +46,25 @@ export function normalizeDir(p: string, platform: NodeJS.Platform): string {
   return platform === "win32" || platform === "darwin" ? s.toLowerCase() : s;
 }
 
+/** `dir` relative to `folder` when it is that folder or inside it ("" for the folder itself), else undefined. */
+export function insideFolder(folder: string, dir: string): string | undefined {
+  const rel = path.relative(path.resolve(folder), path.resolve(dir));
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)) ? rel : undefined;
+}
+
+/**
+ * `parents` (a folder, then each parent) up to the first that holds `.git`, and that repository root;
+ * without one, every folder given and no root.
+ */
+export function upToRepoRoot(parents: string[], exists: (p: string) => boolean): { dirs: string[]; root?: string } {
+  const dirs: string[] = [];
+  for (const d of parents) {
+    dirs.push(d);
+    if (exists(path.join(d, ".git"))) return { dirs, root: d };
+  }
+  return { dirs };
+}
+
 /** Key of `projects` in ~/.claude.json that denotes `cwd` (exact, then normalised). */
 export function findProjectKey(keys: string[], cwd: string, platform: NodeJS.Platform): string | undefined {
   let real = cwd;

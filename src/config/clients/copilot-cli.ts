@@ -15,7 +15,7 @@
  */
 import * as path from "node:path";
 import type { Scope } from "../looked.ts";
-import { envValue } from "../server-sources.ts";
+import { envValue, insideFolder, upToRepoRoot } from "../server-sources.ts";
 import { readCopilotPlugins, type PluginSettings } from "./copilot-cli-plugins.ts";
 import { mapEntries, type EntryOptions } from "./entry.ts";
 import { isObj } from "./merge.ts";
@@ -85,12 +85,8 @@ export const copilotCli: ClientReader = {
 
 /** The folders whose workspace files count, deepest first: up to the repository's root, or this folder alone. */
 function repoFolders(ctx: ReadContext): { dirs: string[]; repoRoot?: string } {
-  const dirs: string[] = [];
-  for (const d of ctx.parents()) {
-    dirs.push(d);
-    if (ctx.exists(path.join(d, ".git"))) return { dirs, repoRoot: d };
-  }
-  return { dirs: [ctx.cwd] };
+  const { dirs, root } = upToRepoRoot(ctx.parents(), ctx.exists);
+  return root ? { dirs, repoRoot: root } : { dirs: [ctx.cwd] };
 }
 
 /** Whether Copilot CLI trusts a folder, as the approval text when it does. */
@@ -101,11 +97,7 @@ function trustedBy(ctx: ReadContext, config: Record<string, unknown> | undefined
     Array.isArray(v) ? v.filter((f): f is string => typeof f === "string") : [],
   );
   return (dir) => {
-    const here = path.resolve(dir);
-    const hit = folders.find((f) => {
-      const rel = path.relative(path.resolve(f), here);
-      return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-    });
+    const hit = folders.find((f) => insideFolder(f, dir) !== undefined);
     return hit ? `folder trusted in GitHub Copilot CLI (trustedFolders in ${configFile}: ${hit})` : undefined;
   };
 }

@@ -13,7 +13,7 @@
  * `gemini mcp list`: test/clients/gemini-extensions.test.ts.
  */
 import * as path from "node:path";
-import { envValue } from "../server-sources.ts";
+import { envValue, insideFolder } from "../server-sources.ts";
 import type { Scope } from "../looked.ts";
 import { mapStrings } from "../variables.ts";
 import { mapEntries, type EntryOptions } from "./entry.ts";
@@ -93,9 +93,8 @@ function folderTrust(ctx: ReadContext, file: string): string | undefined {
   for (const [p, level] of Object.entries(rules)) {
     if (typeof level !== "string") continue;
     const dir = level === "TRUST_PARENT" ? path.dirname(path.resolve(p)) : path.resolve(p);
-    const rel = path.relative(dir, cwd);
-    const inside = rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-    if (!inside || (level === "DO_NOT_TRUST" && rel !== "")) continue;
+    const rel = insideFolder(dir, cwd);
+    if (rel === undefined || (level === "DO_NOT_TRUST" && rel !== "")) continue;
     if (!best || dir.length > best.dir.length) best = { dir, level };
   }
   return best && best.level !== "DO_NOT_TRUST" ? `folder trusted in Gemini CLI (${best.level} in ${file})` : undefined;

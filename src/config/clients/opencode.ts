@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import * as z from "zod";
 import type { Definition } from "../definition.ts";
-import { envValue } from "../server-sources.ts";
+import { envValue, upToRepoRoot } from "../server-sources.ts";
 import { typeName, validate } from "../server-schemas.ts";
 import type { Scope } from "../looked.ts";
 import { deepMerge, isObj } from "./merge.ts";
@@ -38,12 +38,7 @@ function globalFiles(ctx: ReadContext): string[] {
 }
 
 function projectDirs(ctx: ReadContext): string[] {
-  const dirs: string[] = [];
-  for (const d of ctx.parents()) {
-    dirs.push(d);
-    if (ctx.exists(path.join(d, ".git"))) break;
-  }
-  return dirs.reverse(); // farthest first: closer files merge on top
+  return upToRepoRoot(ctx.parents(), ctx.exists).dirs.reverse(); // farthest first: closer files merge on top
 }
 
 export const opencode: ClientReader = {
