@@ -34,6 +34,8 @@ const UNSUPPORTED_VERSION = -32022;
 const INVALID_PARAMS = -32602;
 /** The handshake revision the SDK server is opened with for a modern client. */
 const INNER_VERSION = "2025-11-25";
+/** What server/discover and -32022 name: the modern revisions, then the newest handshake one. */
+const SUPPORTED = [...MODERN_VERSIONS, INNER_VERSION];
 /** Questions asked this close together are sent in one input_required result. */
 const GATHER_MS = 15;
 /** A held call nobody came back for is forgotten after this. */
@@ -148,10 +150,7 @@ export class ModernEra implements Transport {
         // A cancelled request is not answered: the call is forgotten here, and an answer that comes anyway is dropped.
         const call = this.#calls.get(ours);
         if (call) {
-          this.#byClientId.delete(params.requestId as RequestId);
-          clearTimeout(call.gather);
-          clearTimeout(call.forget);
-          this.#calls.delete(ours);
+          this.#drop(ours, call);
           this.#dropped.add(ours);
           if (this.#dropped.size > 1000) this.#dropped.delete(this.#dropped.values().next().value!);
         }
@@ -168,10 +167,10 @@ export class ModernEra implements Transport {
     if (!(MODERN_VERSIONS as readonly string[]).includes(version)) return this.#unsupported(req.id, version);
     this.#ensureInit(meta!);
     if (typeof params?.requestState === "string" || params?.inputResponses !== undefined) return this.#retry(req, params!);
-    this.#forward(req, params, meta!);
+    this.#forward(req, meta!);
   }
 
-  #forward(req: Req, params: Obj | undefined, meta: Obj): void {
+  #forward(req: Req, meta: Obj): void {
     const ours = `mcx-${++this.#seq}`;
     const progressToken = meta.progressToken as RequestId | undefined;
     this.#calls.set(ours, {
@@ -182,7 +181,7 @@ export class ModernEra implements Transport {
       held: new Map(),
     });
     this.#byClientId.set(req.id, ours);
-    this.onmessage?.({ ...req, id: ours, ...(params ? { params } : {}) } as JSONRPCMessage);
+    this.onmessage?.({ ...req, id: ours } as JSONRPCMessage);
   }
 
   /** A call sent again with the answers to its questions. */
@@ -244,7 +243,7 @@ export class ModernEra implements Transport {
     void this.#send({
       jsonrpc: "2.0",
       id: req.id,
-      result: { ...this.#complete(result), supportedVersions: this.#supported(), ttlMs: 60_000, cacheScope: "private" },
+      result: { ...this.#complete(result), supportedVersions: SUPPORTED, ttlMs: 60_000, cacheScope: "private" },
     } as JSONRPCMessage);
   }
 
@@ -331,13 +330,8 @@ export class ModernEra implements Transport {
 
   /** Answer the client's current request for a call with the call's own answer. */
   #finish(ours: string, call: Call, message: JSONRPCMessage): Promise<void> {
-    this.#calls.delete(ours);
-    clearTimeout(call.gather);
-    clearTimeout(call.forget);
-    if (call.state) this.#states.delete(call.state);
-    for (const q of call.held.values()) this.#questions.delete(q.id);
     const clientId = call.clientId!;
-    this.#byClientId.delete(clientId);
+    this.#drop(ours, call);
     if ("result" in message) {
       const result = this.#complete(isObj(message.result) ? message.result : {});
       const ttl = CACHEABLE[call.method];
@@ -376,6 +370,16 @@ export class ModernEra implements Transport {
     }, GATHER_MS);
   }
 
+  /** The call is over for the client: nothing about it is kept (its timers, handle, questions, ids). */
+  #drop(ours: string, call: Call): void {
+    this.#calls.delete(ours);
+    clearTimeout(call.gather);
+    clearTimeout(call.forget);
+    if (call.state) this.#states.delete(call.state);
+    for (const q of call.held.values()) this.#questions.delete(q.id);
+    if (call.clientId !== undefined) this.#byClientId.delete(call.clientId);
+  }
+
   /** Nobody came back: the held questions are refused, so the call ends and its sandbox work is not left waiting. */
   #forget(ours: string): void {
     const call = this.#calls.get(ours);
@@ -404,15 +408,11 @@ export class ModernEra implements Transport {
     return isObj(this.#init?.serverInfo) ? { [META_SERVER]: this.#init.serverInfo } : {};
   }
 
-  #supported(): string[] {
-    return [...MODERN_VERSIONS, INNER_VERSION];
-  }
-
   #unsupported(id: RequestId, requested: string): void {
     void this.#send({
       jsonrpc: "2.0",
       id,
-      error: { code: UNSUPPORTED_VERSION, message: "Unsupported protocol version", data: { supported: this.#supported(), requested } },
+      error: { code: UNSUPPORTED_VERSION, message: "Unsupported protocol version", data: { supported: SUPPORTED, requested } },
     } as JSONRPCMessage);
   }
 
