@@ -6,8 +6,8 @@
  *   and values, headersHelper, and any other key a client reads (auto-approve lists among them). Values
  *   are hashed, never stored: the digest is one SHA-256 over all of it.
  * - The contents of the files the definition reads while it is built: envFile and `{file:…}` values.
- * - The contents of the files it names by path (the command, and any argument or env value word that is
- *   a path) when they lie in the repository the definition came from: a repository can change them
+ * - The contents of the files it names by path (the command, and any argument, env value or headersHelper
+ *   word that is a path) when they lie in the repository the definition came from: a repository can change them
  *   after the approval (a pull brings a new `server.js`). A symlink there is followed: where it points
  *   and what it points at are both covered. Programs found on PATH (`node`, `npx`) and files outside
  *   the repository are the user's own and are not read.
@@ -57,9 +57,10 @@ export function isCurrentDigest(digest: string): boolean {
 
 /** Paths the transport names, resolved, that lie inside one of `roots` (or are symlinks there). */
 function namedFiles(t: ServerTransport, roots: readonly string[]): string[] {
-  if (t.type !== "stdio") return [];
-  const base = t.cwd ?? roots[0]!;
-  const words = [t.command, ...t.args, ...Object.values(t.env)].flatMap(pathWords);
+  const base = (t.type === "stdio" ? t.cwd : undefined) ?? roots[0]!;
+  // A remote server's headersHelper is a command run on this computer, like a stdio server's.
+  const values = t.type === "stdio" ? [t.command, ...t.args, ...Object.values(t.env)] : t.headersHelper ? [t.headersHelper] : [];
+  const words = values.flatMap(pathWords);
   const out = new Set<string>();
   for (const w of words) {
     if (out.size >= MAX_NAMED_FILES) break;
