@@ -19,6 +19,13 @@ const MAX_DEPTH = 1_000;
 /** Headers whose whole value is a credential, whatever it looks like. */
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i;
 
+/** An answer too deeply nested to be read through (and so not passed on). */
+export class TooDeepError extends Error {
+  constructor(readonly levels: number) {
+    super(`nested more than ${levels} levels deep`);
+  }
+}
+
 export class CredentialScrubber {
   #secrets = new Set<string>();
   #pattern: RegExp | undefined;
@@ -86,7 +93,7 @@ export class CredentialScrubber {
     if (typeof value === "string") return this.text(value) as T;
     if (value === null || typeof value !== "object") return value;
     // Fail closed: a value too deep to walk is not passed on unread.
-    if (depth > MAX_DEPTH) throw new Error(`the server's answer is nested more than ${MAX_DEPTH} levels deep`);
+    if (depth > MAX_DEPTH) throw new TooDeepError(MAX_DEPTH);
     if (Array.isArray(value)) {
       let changed = false;
       const out = value.map((v) => {

@@ -27,7 +27,8 @@ import type { ErrorKind } from "../sandbox/protocol.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamProcesses } from "./processes.ts";
 import { Deadline } from "../session/deadline.ts";
-import { CredentialScrubber } from "./credential-scrub.ts";
+import { CredentialScrubber, TooDeepError } from "./credential-scrub.ts";
+import { gateTransport, NotificationGate } from "./notification-gate.ts";
 import { InFlightCalls, type CallRelay } from "./relay.ts";
 import { CALL_TOOL_RESULT, useLineBuffer } from "./wire-reading.ts";
 
@@ -96,6 +97,8 @@ export class UpstreamServer {
   #inFlight: InFlightCalls;
   /** The credentials sent to this server, removed from what it sends back. */
   #scrub = new CredentialScrubber();
+  #refreshing = false;
+  #refreshAgain = false;
 
   constructor(entry: ServerEntry, opts: UpstreamOptions) {
     this.entry = entry;
@@ -114,6 +117,25 @@ export class UpstreamServer {
 
   get lastError(): string | undefined {
     return this.#lastError && this.#scrub.text(this.#lastError);
+  }
+
+  /** One refresh at a time: changes announced during one are taken by one more after it. */
+  async #refreshTools(): Promise<void> {
+    if (this.#refreshing) {
+      this.#refreshAgain = true;
+      return;
+    }
+    this.#refreshing = true;
+    try {
+      do {
+        this.#refreshAgain = false;
+        await this.listTools().catch((err) =>
+          this.#opts.log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }),
+        );
+      } while (this.#refreshAgain && !this.#closed);
+    } finally {
+      this.#refreshing = false;
+    }
   }
 
   /** The server's tools (every page), without any credential the bridge sends it. */
@@ -155,6 +177,15 @@ export class UpstreamServer {
     try {
       return this.#scrub.deep(await this.#callTool(tool, args, timeoutMs, signal, relay));
     } catch (err) {
+      if (err instanceof TooDeepError)
+        throw new UpstreamError(
+          "protocol",
+          `${this.entry.name}.${tool} returned a result ${err.message}, which the bridge does not pass on`,
+          {
+            server: this.entry.name,
+            tool,
+          },
+        );
       throw this.#scrubbed(err);
     }
   }
@@ -277,7 +308,7 @@ export class UpstreamServer {
     );
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       log.info("upstream tool list changed", { server: this.entry.name });
-      await this.listTools().catch((err) => log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }));
+      await this.#refreshTools();
     });
     client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.#inFlight.elicit(this.#scrub.deep(req.params), extra.signal));
     client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.#inFlight.sample(this.#scrub.deep(req.params), extra.signal));
@@ -300,7 +331,9 @@ export class UpstreamServer {
     };
     const t0 = performance.now();
     try {
-      await client.connect(await this.#transport(), { timeout: this.#opts.connectTimeoutMs });
+      // What the server sends unasked is bounded before the SDK handles it (notification-gate.ts).
+      const transport = gateTransport(await this.#transport(), new NotificationGate(this.entry.name, log));
+      await client.connect(transport, { timeout: this.#opts.connectTimeoutMs });
     } catch (err) {
       this.#status = "crashed";
       await client.close().catch(() => {});

@@ -4,7 +4,7 @@
  * secret). The upstream is test/fixtures/hostile-upstream.ts, over stdio and over Streamable HTTP.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -194,4 +194,58 @@ sorted(kinds)
     expect(records.find((r) => r.tool === "slow")).toMatchObject(approvedLine);
     expect((await bridge.run("1 + 1")).structured.value).toBe("2");
   }, 300_000);
+
+  /** Runs `code` while pinging the bridge; the slowest ping's time, and the run's result. */
+  async function pingedRun(code: string) {
+    let done = false;
+    const result = bridge.run(code, { servers: ["hostile"], timeout: 120 }).finally(() => {
+      done = true;
+    });
+    let worst = 0;
+    while (!done) {
+      const t0 = performance.now();
+      await bridge.client.ping();
+      worst = Math.max(worst, performance.now() - t0);
+      await Bun.sleep(20);
+    }
+    return { worst, r: await result };
+  }
+  const peakRssMiB = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+
+  test("floods from the upstream's side: a million log notifications in one call, 10,000 calls at once; the bridge keeps answering and its memory stays bounded", async () => {
+    const logs = await pingedRun("await mcp_hostile.log_flood(n=1_000_000)");
+    expect(logs.r.structured.value).toBe("'sent 1000000 log messages'");
+    expect(logs.worst).toBeLessThan(1000);
+    // Heavy but legitimate: answered in full, and the sandbox is not stopped for it.
+    const calls = await pingedRun("import asyncio\nlen(await asyncio.gather(*[mcp_hostile.echo(x=i) for i in range(10_000)]))");
+    expect(calls.r.structured.value).toBe("10000");
+    expect(calls.worst).toBeLessThan(1000);
+    const next = await bridge.run("'next'");
+    expect(next.structured.value).toBe("'next'");
+    expect(next.text).not.toContain("so it was stopped");
+    expect(next.structured.session_reset).toBeUndefined();
+    // The dropped notifications are said, once a second, in the bridge's log; its peak memory stays bounded.
+    expect(bridge.stderr()).toContain("upstream server floods notifications");
+    expect(peakRssMiB(bridge.pid)).toBeLessThan(300);
+  }, 300_000);
+
+  test("a result nested 100,000 levels deep (structured content, _meta, an error's data) fails its call at once with the reason", async () => {
+    const r = await bridge.run(
+      `
+out = []
+for where in ["structured", "meta", "block", "error"]:
+    try:
+        await mcp_hostile.deep(n=100_000, where=where)
+        out.append("returned")
+    except Exception as e:
+        out.append(type(e).__name__ + ": " + str(e)[:120])
+out`,
+      { servers: ["hostile"], timeout: 60 },
+    );
+    expect(r.structured.timed_out).toBeUndefined();
+    const value = String(r.structured.value);
+    expect(value.match(/McpToolError/g)?.length).toBe(4);
+    expect(value).toContain("nested more than");
+    expect((await bridge.run("1 + 1")).structured.value).toBe("2");
+  }, 120_000);
 });
