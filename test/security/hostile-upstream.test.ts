@@ -1,5 +1,5 @@
 /**
- * A hostile upstream server against the compiled bridge, on every engine: what sandbox code sees of the
+ * A hostile upstream server against the compiled bridge, on every engine (and under gVisor): what sandbox code sees of the
  * credentials the bridge sends (nothing), and what the host keeps (the bridge answers; its log holds no
  * secret). The upstream is test/fixtures/hostile-upstream.ts, over stdio and over Streamable HTTP.
  */
@@ -55,7 +55,14 @@ function world(): { home: string; env: Record<string, string> } {
   return { home, env: { HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), HOSTILE_TOKEN: TOKEN, MCP_BRIDGE_LOG_LEVEL: "DEBUG" } };
 }
 
-describe.each(ENGINES)("a hostile upstream on %s", (engine) => {
+const GVISOR = (process.env.MCP_TEST_GVISOR ?? "1") !== "0";
+/** Every engine, and each under gVisor: the sandbox takes part (its frames, its flood of calls). */
+const CONFIGS = ENGINES.flatMap((engine) => [
+  { name: engine, engine, env: {} as Record<string, string> },
+  ...(GVISOR ? [{ name: `${engine}+gVisor`, engine, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } }] : []),
+]);
+
+describe.each(CONFIGS)("a hostile upstream on $name", ({ engine, env: extra }) => {
   let bridge: BridgeHandle;
   let home: string;
   let env: Record<string, string>;
@@ -66,6 +73,7 @@ describe.each(ENGINES)("a hostile upstream on %s", (engine) => {
     home = w.home;
     env = {
       ...w.env,
+      ...extra,
       MCP_BRIDGE_RUNTIME: engine,
       MCP_BRIDGE_ASK_TOOLS: "hostile/slow",
       MCP_BRIDGE_AUDIT_MAX_SIZE: "20k",
