@@ -150,6 +150,12 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_CONTAINER_LIFETIME: seconds("MCP_BRIDGE_CONTAINER_LIFETIME").describe(
     "Hard cap on a sandbox's life, enforced by the sandbox's own init even if the bridge dies",
   ),
+  MCP_BRIDGE_SESSION_TTL: seconds("MCP_BRIDGE_SESSION_TTL").describe(
+    "A Python session (a handle run_python answers with) unused this long ends; the next call with it is told its state is gone",
+  ),
+  MCP_BRIDGE_MAX_SESSIONS_PER_USER: positiveInt("MCP_BRIDGE_MAX_SESSIONS_PER_USER").describe(
+    'Python sessions one user may hold at once (run_python(session="new") makes another)',
+  ),
   MCP_BRIDGE_STATE_DIR: z
     .string()
     .trim()
@@ -311,6 +317,8 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_CONTAINER_USER: "65534:65534",
   MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT: "300",
   MCP_BRIDGE_CONTAINER_LIFETIME: "8h",
+  MCP_BRIDGE_SESSION_TTL: "24h",
+  MCP_BRIDGE_MAX_SESSIONS_PER_USER: "8",
   MCP_BRIDGE_OUTPUT_MODE: "compact",
   MCP_BRIDGE_OUTPUT_CAP: "64k",
   MCP_BRIDGE_STRUCTURED_CONTENT: "0",
@@ -359,6 +367,9 @@ export interface Config {
   user: string;
   idleTimeoutSec: number;
   lifetimeSec: number;
+  /** A session unused this long ends (session/sessions.ts). */
+  sessionTtlSec: number;
+  maxSessionsPerUser: number;
   stateDir: string;
   outputMode: (typeof OUTPUT_MODES)[number];
   outputCap: number;
@@ -433,6 +444,8 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     user: values.MCP_BRIDGE_CONTAINER_USER as string,
     idleTimeoutSec: values.MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT as number,
     lifetimeSec: values.MCP_BRIDGE_CONTAINER_LIFETIME as number,
+    sessionTtlSec: values.MCP_BRIDGE_SESSION_TTL as number,
+    maxSessionsPerUser: values.MCP_BRIDGE_MAX_SESSIONS_PER_USER as number,
     stateDir: (values.MCP_BRIDGE_STATE_DIR as string | undefined) ?? defaultStateDir(env, home),
     outputMode: values.MCP_BRIDGE_OUTPUT_MODE as Config["outputMode"],
     outputCap: values.MCP_BRIDGE_OUTPUT_CAP as number,

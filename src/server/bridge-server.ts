@@ -21,7 +21,7 @@ import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { attachments, type Renderer } from "../render/render.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Session } from "../session/session.ts";
+import { SessionError, type Sessions } from "../session/sessions.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { clientChannel } from "./client-requests.ts";
 import { checkRunRequest } from "./request-checks.ts";
@@ -44,7 +44,12 @@ const CHECKLIST = [
 
 export interface BridgeServerDeps {
   config: Config;
-  session: Session;
+  /** Python sessions by handle (session/sessions.ts). */
+  sessions: Sessions;
+  /** Who calls through this server: "local" over stdio, the signed-in principal over HTTP. */
+  principal: string;
+  /** This connection, whose default session a call without `session` uses. */
+  connection: string;
   render: Renderer;
   log: Logger;
   /** What the server says about itself (tool, capabilities, instructions), also used by the handshake front. */
@@ -54,7 +59,7 @@ export interface BridgeServerDeps {
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): Server {
-  const { config, session, render, log } = deps;
+  const { config, sessions, render, log } = deps;
   const argsSchema = runPythonArgs(config);
   const { tool } = deps.handshake;
   const resources = [
@@ -104,13 +109,23 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     const args = parsed.data;
     const problem = checkRunRequest(args, config, deps.pool);
     if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
+    let resolved;
+    try {
+      resolved = sessions.resolve(deps.principal, deps.connection, args.session);
+    } catch (err) {
+      if (!(err instanceof SessionError)) throw err;
+      const text = `[mcp-code-exec] ${err.message}`;
+      return result(text, true, {
+        error: { type: err.problem === "limit" ? "SessionLimit" : "SessionNotFound", message: text, traceback: "" },
+      });
+    }
     try {
       const client = clientChannel(server, {
         requestId: extra.requestId,
         progressToken: request.params._meta?.progressToken,
         sendNotification: extra.sendNotification,
       });
-      const outcome = await session.run({
+      const outcome = await resolved.session.run({
         code: args.code,
         timeoutSec: args.timeout,
         reset: args.reset,
@@ -120,12 +135,18 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
         client,
       });
       await client.flush();
+      if (resolved.lost)
+        outcome.notes.unshift(`Note: earlier session state was lost (${resolved.lost}); this run started in a fresh interpreter.`);
+      // A caller that names sessions is told which one ran; the structured payload always says.
+      if (args.session !== undefined) outcome.notes.push(`session: ${resolved.handle}${resolved.created ? " (new)" : ""}`);
       const r = render(outcome);
-      return result(r.text, r.isError, r.structured, attachments(outcome));
+      return result(r.text, r.isError, { ...r.structured, session: resolved.handle }, attachments(outcome));
     } catch (err) {
       const text = renderError(err);
       log.warn("run_python failed", { error: text });
       return result(text, true, { error: { type: err instanceof BridgeError ? err.code : "Error", message: text, traceback: "" } });
+    } finally {
+      resolved.release();
     }
   });
   // Saved skills (runtime.save_skill), one resource each, as in the MCP Skills extension.
@@ -149,7 +170,13 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     const uri = request.params.uri;
     if (uri === CAPABILITIES_URI) {
       return {
-        contents: [{ uri, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }],
+        contents: [
+          {
+            uri,
+            mimeType: "text/plain",
+            text: `${capabilitySummary(deps.pool(), sessions.peekDefault(deps.principal, deps.connection)?.loadedServers ?? new Set())}\n\n${CHECKLIST}`,
+          },
+        ],
       };
     }
     if (uri === STATS_URI && deps.metrics) {

@@ -32,6 +32,7 @@ export function runPythonArgs(config: Config) {
     timeout: z.number().optional().describe(`Seconds (default ${config.timeoutSec}, max ${config.maxTimeoutSec})`),
     reset: z.boolean().optional().describe("Fresh interpreter first"),
     servers: z.array(z.string()).optional().describe("MCP servers to load"),
+    session: z.string().optional().describe('Session handle from a result, or "new"; default: yours'),
   });
 }
 
