@@ -271,6 +271,41 @@ export const ENV_SCHEMA = {
       "Name `image build --offline` gives the image it builds; the sandbox image when MCP_BRIDGE_IMAGE is unset or the default and the engine lacks the default",
     ),
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
+  MCP_BRIDGE_HTTP_LISTEN: z
+    .string()
+    .trim()
+    .regex(/^(\[[0-9a-f:]+\]|[\w.-]+):\d{1,5}$/i, "expected HOST:PORT such as 127.0.0.1:8931 or [::1]:8931")
+    .describe(
+      "`serve --http`: where to listen (HOST:PORT); anything but loopback needs sign-in (MCP_BRIDGE_HTTP_TOKENS or MCP_BRIDGE_HTTP_ISSUER)",
+    ),
+  MCP_BRIDGE_HTTP_TOKENS: z
+    .string()
+    .trim()
+    .min(1)
+    .describe(
+      "`serve --http`: static sign-in, `name=token` pairs (comma-separated) or the path of a file of such lines; each name is a user",
+    ),
+  MCP_BRIDGE_HTTP_ISSUER: z
+    .url()
+    .describe(
+      "`serve --http`: the OAuth authorization server whose JWT access tokens are accepted (issuer URL; its keys come from its metadata)",
+    ),
+  MCP_BRIDGE_HTTP_JWKS_URL: z.url().describe("`serve --http`: the issuer's JWKS, when its metadata does not name it"),
+  MCP_BRIDGE_HTTP_RESOURCE: z
+    .url()
+    .describe("`serve --http`: this server's public URL of /mcp, the audience tokens must name (RFC 8707); default: the listen address"),
+  MCP_BRIDGE_HTTP_SCOPES: z.string().trim().describe("`serve --http`: scopes every access token must carry (space-separated)"),
+  MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM: z
+    .string()
+    .trim()
+    .regex(/^[\w.:-]{1,64}$/, "expected a claim name such as sub or email")
+    .describe("`serve --http`: the JWT claim that names the user"),
+  MCP_BRIDGE_HTTP_ORIGINS: globList("MCP_BRIDGE_HTTP_ORIGINS").describe(
+    "`serve --http`: web origins allowed to call (comma-separated); a browser request from any other is refused (DNS rebinding)",
+  ),
+  MCP_BRIDGE_HTTP_MAX_CONNECTIONS: positiveInt("MCP_BRIDGE_HTTP_MAX_CONNECTIONS").describe(
+    "`serve --http`: MCP protocol sessions one user may hold open",
+  ),
   MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
     "Browser command `auth login` opens the sign-in page with (the URL is added last): a command line or a JSON array; `none` only prints the link",
   ),
@@ -345,6 +380,9 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_AUDIT_MAX_SIZE: "10m",
   MCP_BRIDGE_OFFLINE_IMAGE: "mcp-code-exec-sandbox:bookworm",
   MCP_BRIDGE_IMAGE_CACHE: "/var/cache/mcp-code-exec",
+  MCP_BRIDGE_HTTP_LISTEN: "127.0.0.1:8931",
+  MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM: "sub",
+  MCP_BRIDGE_HTTP_MAX_CONNECTIONS: "16",
 };
 
 export interface Config {
