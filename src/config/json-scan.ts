@@ -43,7 +43,7 @@ export class JsonScanner {
 
   constructor(fd: number, chunkBytes: number) {
     this.#fd = fd;
-    this.#buf = new Uint8Array(chunkBytes);
+    this.#buf = new Uint8Array(chunkBytes + 1);
     this.#fill();
     // A UTF-8 byte-order mark, as parseConfigText drops U+FEFF.
     if (this.#end >= 1 && this.#buf[0] === 0xef) for (const b of [0xef, 0xbb, 0xbf]) if (this.next() !== b) throw new NotStrict();
@@ -52,10 +52,20 @@ export class JsonScanner {
   /** The next byte that is not JSON whitespace, not consumed; -1 at the end of the file. */
   peek(): number {
     for (;;) {
-      if (this.#pos >= this.#end && !this.#fill()) return -1;
-      const b = this.#buf[this.#pos]!;
-      if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return b;
-      this.#pos++;
+      const buf = this.#buf;
+      const end = this.#end;
+      let pos = this.#pos;
+      // Indentation runs long in a file written with JSON.stringify(..., 2): locals, not fields.
+      while (pos < end) {
+        const b = buf[pos]!;
+        if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) {
+          this.#pos = pos;
+          return b;
+        }
+        pos++;
+      }
+      this.#pos = pos;
+      if (!this.#fill()) return -1;
     }
   }
 
@@ -123,7 +133,23 @@ export class JsonScanner {
     let pos = this.#pos + 1;
     let end = this.#end;
     for (;;) {
-      while (pos < end && STRING_STOP[buf[pos]!] === 0) pos++;
+      // The chunk ends in a stop byte (#fill puts one past its end): no bound to check per byte.
+      for (;;) {
+        if (STRING_STOP[buf[pos]!] !== 0) break;
+        if (STRING_STOP[buf[pos + 1]!] !== 0) {
+          pos += 1;
+          break;
+        }
+        if (STRING_STOP[buf[pos + 2]!] !== 0) {
+          pos += 2;
+          break;
+        }
+        if (STRING_STOP[buf[pos + 3]!] !== 0) {
+          pos += 3;
+          break;
+        }
+        pos += 4;
+      }
       if (pos >= end) {
         this.#pos = pos;
         if (!this.#fill()) throw new NotStrict(); // unterminated
@@ -206,7 +232,8 @@ export class JsonScanner {
       this.#kept.push(this.#buf.slice(this.#keepFrom, this.#end));
       this.#keepFrom = 0;
     }
-    const n = fs.readSync(this.#fd, this.#buf, 0, this.#buf.length, null);
+    const n = fs.readSync(this.#fd, this.#buf, 0, this.#buf.length - 1, null);
+    this.#buf[n] = QUOTE; // the string loop's stop
     this.#pos = 0;
     this.#end = n;
     if (n === 0) this.#eof = true;
