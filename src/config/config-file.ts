@@ -50,8 +50,12 @@ export function writeConfigText(file: string, text: string, mode: number): void 
   }
 }
 
-/** From this size on, a JSON file read with `select` is walked for the kept parts instead of parsed whole. */
-export const PRUNED_READ_FROM_BYTES = 1 << 20;
+/**
+ * From this size on, a JSON file read with `select` is walked for the kept parts instead of parsed
+ * whole. Below it JSON.parse is faster at a start (the walk's loops still run unoptimised then): in
+ * fresh processes, 5.8 against 9.6 ms at 1.5 MB, even at 2.6 MB, 32 against 16 ms at 3.7 MB.
+ */
+export const PRUNED_READ_FROM_BYTES = 1 << 21;
 
 /**
  * Read a file holding one object (or mapping/table) at the top level. Missing = ENOENT/ENOTDIR.

@@ -185,7 +185,7 @@ describe("sources", () => {
       };
     projects[`${cwd}-sibling`] = { mcpServers: { sibling: stdio("s") } };
     const big = write(join(home, ".claude.json"), { numStartups: 9, ...small, projects, tipsHistory: { a: 1 } });
-    expect(Bun.file(big).size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(Bun.file(big).size).toBeGreaterThan(PRUNED_READ_FROM_BYTES);
     const d = discover();
     expect(d.problems).toEqual([]);
     expect(d.servers.map((s) => [s.name, s.scope, s.trust.state, s.trust.reason])).toEqual(
@@ -227,10 +227,10 @@ describe("sources", () => {
     test.each(faults)("%s: a problem with where, no servers from it, the rest read", (_what, breakIt) => {
       write(join(cwd, ".mcp.json"), { mcpServers: { p: stdio("p-cmd") } });
       const f = join(home, ".claude.json");
-      const results = [300, 2].map((bulk) => {
+      const results = [400, 2].map((bulk) => {
         const broken = breakIt(text(bulk));
         writeFileSync(f, broken);
-        if (bulk === 300) expect(Bun.file(f).size).toBeGreaterThan(PRUNED_READ_FROM_BYTES);
+        if (bulk === 400) expect(Bun.file(f).size).toBeGreaterThan(PRUNED_READ_FROM_BYTES);
         return discover();
       });
       for (const d of results) {
