@@ -303,6 +303,18 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_HTTP_ORIGINS: globList("MCP_BRIDGE_HTTP_ORIGINS").describe(
     "`serve --http`: web origins allowed to call (comma-separated); a browser request from any other is refused (DNS rebinding)",
   ),
+  MCP_BRIDGE_SHARED_SERVERS: globList("MCP_BRIDGE_SHARED_SERVERS").describe(
+    "`serve --http`: upstream servers every user shares one process or connection of (only those that keep no per-user state); the rest run per user, with each user's own sign-ins",
+  ),
+  MCP_BRIDGE_USER_CALLS_PER_MINUTE: positiveInt("MCP_BRIDGE_USER_CALLS_PER_MINUTE").describe(
+    "`serve --http`: run_python calls one user may make per minute (bursts up to it); past it, an error saying when to retry",
+  ),
+  MCP_BRIDGE_USER_MEMORY: bytes("MCP_BRIDGE_USER_MEMORY").describe(
+    "`serve --http`: memory one user's sandboxes may hold together (each at MCP_BRIDGE_MEMORY); bounds how many sessions a user has",
+  ),
+  MCP_BRIDGE_NODE_SANDBOXES: positiveInt("MCP_BRIDGE_NODE_SANDBOXES").describe(
+    "`serve --http`: Python sessions this server holds for all users together (default: 8 per core, at most what 80% of its memory holds)",
+  ),
   MCP_BRIDGE_HTTP_MAX_CONNECTIONS: positiveInt("MCP_BRIDGE_HTTP_MAX_CONNECTIONS").describe(
     "`serve --http`: MCP protocol sessions one user may hold open",
   ),
@@ -324,6 +336,7 @@ const DEFAULTS_SHOWN: Partial<Record<keyof typeof ENV_SCHEMA, string>> = {
   MCP_BRIDGE_OCI_RUNTIME: "engine default",
   MCP_BRIDGE_SETTINGS: "$XDG_CONFIG_HOME/mcp-code-exec/config.json",
   MCP_BRIDGE_BROWSER: "open, xdg-open or wslview",
+  MCP_BRIDGE_NODE_SANDBOXES: "8 per core, within 80% of memory",
 };
 
 /** Settings that also live in our settings file: the variable wins, per field. */
@@ -383,6 +396,7 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_HTTP_LISTEN: "127.0.0.1:8931",
   MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM: "sub",
   MCP_BRIDGE_HTTP_MAX_CONNECTIONS: "16",
+  MCP_BRIDGE_USER_CALLS_PER_MINUTE: "120",
 };
 
 export interface Config {
@@ -433,6 +447,8 @@ export interface Config {
   resultCap: number;
   /** Bytes at which audit.jsonl is rotated. */
   auditMaxBytes: number;
+  /** Upstream servers shared by every user of an HTTP bridge (MCP_BRIDGE_SHARED_SERVERS). */
+  sharedServers: string[];
 }
 
 /** One variable's value (set, else its default), parsed; `problem` names the variable and its value. */
@@ -505,6 +521,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     browser: values.MCP_BRIDGE_BROWSER as string[] | undefined,
     resultCap: values.MCP_BRIDGE_RESULT_CAP as number,
     auditMaxBytes: values.MCP_BRIDGE_AUDIT_MAX_SIZE as number,
+    sharedServers: (values.MCP_BRIDGE_SHARED_SERVERS as string[] | undefined) ?? [],
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { homedir } from "node:os";
 import { createApp, VERSION } from "../app.ts";
-import { envSetting, loadConfig, type EnvKey } from "../config/env.ts";
+import { envSetting, loadConfig, parseSize, type EnvKey } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import { listenHttp } from "../host/http-server.ts";
 import { createLogger } from "../log.ts";
@@ -19,6 +19,7 @@ import { Sessions } from "../session/sessions.ts";
 import { HttpAuth, parseTokens } from "./auth.ts";
 import { HttpEndpoint } from "./endpoint.ts";
 import { isLoopback, loopbackHosts } from "./origin.ts";
+import { CallRate, nodeSandboxes, userSandboxes } from "./quotas.ts";
 
 export interface ServeHttpOptions {
   /** HOST:PORT; overrides MCP_BRIDGE_HTTP_LISTEN. */
@@ -48,12 +49,17 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
     });
 
   const app = createApp(env, process.cwd(), { config, log });
+  // Quotas: sessions per user (by count and by memory), sessions on this node, calls per minute.
+  const sandboxBytes = parseSize(config.memory);
+  const nodeLimit = setting<number>(env, "MCP_BRIDGE_NODE_SANDBOXES");
   const sessions = new Sessions({
-    make: () => app.newSession(),
+    make: (principal) => app.principal(principal).newSession(),
     ttlMs: config.sessionTtlSec * 1000,
-    maxPerPrincipal: config.maxSessionsPerUser,
+    maxPerPrincipal: userSandboxes(config.maxSessionsPerUser, setting<number>(env, "MCP_BRIDGE_USER_MEMORY"), sandboxBytes),
+    maxTotal: nodeLimit ? { count: nodeLimit, why: "MCP_BRIDGE_NODE_SANDBOXES" } : nodeSandboxes(sandboxBytes),
     log,
   });
+  const rate = new CallRate(setting<number>(env, "MCP_BRIDGE_USER_CALLS_PER_MINUTE") ?? 120);
   const readiness = startupReadiness({ config, engine: app.engine, log }, 250);
   const said = handshake(
     config,
@@ -99,8 +105,9 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
         render,
         log: log.child({ principal: principal.id }),
         handshake: said,
-        pool: app.pool,
+        pool: app.principal(principal.id).pool,
         metrics: app.metrics,
+        admit: () => rate.take(principal.id),
       }),
     onConnectionEnd: (principal, connection) => void sessions.endConnection(principal, connection),
     maxConnectionsPerPrincipal: setting<number>(env, "MCP_BRIDGE_HTTP_MAX_CONNECTIONS") ?? 16,

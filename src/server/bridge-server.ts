@@ -56,6 +56,8 @@ export interface BridgeServerDeps {
   handshake: Handshake;
   pool: () => UpstreamPool;
   metrics?: Metrics;
+  /** Refuses a run_python call the caller may not make now (a quota), with why and when to retry. */
+  admit?: () => string | undefined;
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): Server {
@@ -107,6 +109,8 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
       return result(text, true, { error: { type: "InvalidArguments", message: text, traceback: "" } });
     }
     const args = parsed.data;
+    const held = deps.admit?.();
+    if (held) return result(`[mcp-code-exec] ${held}`, true, { error: { type: "QuotaExceeded", message: held, traceback: "" } });
     const problem = checkRunRequest(args, config, deps.pool);
     if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
     let resolved;

@@ -22,7 +22,7 @@ const HANDLE = /^s_[A-Za-z0-9_-]{22}$/;
 /** How long an expired handle is still recognised as one. */
 const REMEMBER_EXPIRED_MS = 24 * 3600_000;
 
-export type SessionProblem = "unknown" | "expired" | "limit";
+export type SessionProblem = "unknown" | "expired" | "limit" | "full";
 
 export class SessionError extends Error {
   constructor(
@@ -41,6 +41,8 @@ export interface SessionsOptions {
   ttlMs: number;
   /** Sessions one principal may hold at once (their sandboxes may all be running). */
   maxPerPrincipal: number;
+  /** Sessions on this node, every principal's together (the node's limit); none when absent. */
+  maxTotal?: { count: number; why: string };
   log: Logger;
 }
 
@@ -161,6 +163,12 @@ export class Sessions {
   }
 
   #create(principal: string, defaultFor?: string): Entry {
+    const total = this.#opts.maxTotal;
+    if (total && this.#byHandle.size >= total.count)
+      throw new SessionError(
+        "full",
+        `this server holds ${total.count} Python sessions, all it has room for (${total.why}); try again in a minute, when an idle one has ended`,
+      );
     if (this.count(principal) >= this.#opts.maxPerPrincipal)
       throw new SessionError(
         "limit",

@@ -25,6 +25,8 @@ export interface ProxiedCallContext {
   audit?: AuditLog;
   /** Start a sign-in to a remote server (the hook of src/auth/login.ts); absent: never offered. */
   signIn?: (server: string) => Promise<LoginStart>;
+  /** Who the calls are made for, when the bridge serves several users (written in the audit log). */
+  principal?: string;
 }
 
 export interface CallChecks {
@@ -110,6 +112,7 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
           : {};
         const record: Omit<AuditRecord, "args_sha256"> = {
           ts,
+          ...(ctx.principal ? { principal: ctx.principal } : {}),
           run: run.runId,
           call: callId,
           server,
