@@ -25,7 +25,7 @@ import { createUpstreamAuth } from "./auth/upstream-auth.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
 import { AuditLog, auditPath } from "./audit/audit-log.ts";
 import { helperHeaders } from "./auth/headers-helper.ts";
-import { beginLogin, type LoginStart } from "./auth/login.ts";
+import { beginLogin, type LoginOptions, type LoginStart } from "./auth/login.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -66,6 +66,8 @@ export interface Made {
   log?: Logger;
   discovery?: Discovery;
   policy?: Policy;
+  /** Where a sign-in's browser comes back (a bridge serving HTTP receives it itself); default: loopback. */
+  loginRedirect?: LoginOptions["redirect"];
 }
 
 export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd(), made: Made = {}): App {
@@ -216,6 +218,9 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     if (!entry || !t || t.type === "stdio") throw new Error(`server ${name} is not a remote server`);
     let headers = t.headers;
     if (t.headersHelper) headers = { ...headers, ...(await helperHeaders(entry, { env: processEnv, cwd }).catch(() => ({}))) };
-    return beginLogin({ name, url: t.url, type: t.type, oauth: t.oauth, headers }, { store, version: VERSION });
+    return beginLogin(
+      { name, url: t.url, type: t.type, oauth: t.oauth, headers },
+      { store, version: VERSION, redirect: made.loginRedirect },
+    );
   }
 }

@@ -12,6 +12,7 @@ import { guardParams } from "../server/wire.ts";
 import type { HttpAuth, Principal } from "./auth.ts";
 import { LegacySessions } from "./legacy-sessions.ts";
 import { ModernConnection } from "./modern-connection.ts";
+import { CALLBACK_PATH, type OAuthCallbacks } from "./oauth-callback.ts";
 import { originProblem, type OriginPolicy } from "./origin.ts";
 
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -20,6 +21,8 @@ const HEADER_MISMATCH = -32020;
 
 export interface EndpointDeps {
   auth: HttpAuth;
+  /** Sign-ins to upstream servers in progress, waiting for the browser (GET /oauth/callback). */
+  callbacks?: OAuthCallbacks;
   origins: OriginPolicy;
   /** The bridge's MCP server for one connection of a principal (bridge-server.ts). */
   makeServer: (principal: Principal, connection: string) => Server;
@@ -82,6 +85,7 @@ export class HttpEndpoint {
     }
     if (path.startsWith("/.well-known/oauth-protected-resource"))
       return Response.json(this.#d.auth.metadata(), { headers: { "access-control-allow-origin": "*", "cache-control": "max-age=3600" } });
+    if (path === CALLBACK_PATH && req.method === "GET" && this.#d.callbacks) return this.#d.callbacks.handle(req);
     if (path !== "/mcp") return Response.json({ error: "not found: the MCP endpoint is /mcp" }, { status: 404 });
     const refused = originProblem(req, this.#d.origins);
     if (refused) return rpcError(403, -32000, refused);

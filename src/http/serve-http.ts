@@ -18,6 +18,7 @@ import { startupReadiness } from "../server/readiness.ts";
 import { Sessions } from "../session/sessions.ts";
 import { HttpAuth, parseTokens } from "./auth.ts";
 import { HttpEndpoint } from "./endpoint.ts";
+import { OAuthCallbacks } from "./oauth-callback.ts";
 import { isLoopback, loopbackHosts } from "./origin.ts";
 import { CallRate, nodeSandboxes, userSandboxes } from "./quotas.ts";
 
@@ -48,7 +49,9 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
       hint: "set MCP_BRIDGE_HTTP_TOKENS (name=token pairs) or MCP_BRIDGE_HTTP_ISSUER, or listen on 127.0.0.1",
     });
 
-  const app = createApp(env, process.cwd(), { config, log });
+  // A team member's sign-in to an upstream server comes back to this server, not to their machine.
+  const callbacks = new OAuthCallbacks();
+  const app = createApp(env, process.cwd(), { config, log, loginRedirect: (state, name) => callbacks.receiver(state, name) });
   // Quotas: sessions per user (by count and by memory), sessions on this node, calls per minute.
   const sandboxBytes = parseSize(config.memory);
   const nodeLimit = setting<number>(env, "MCP_BRIDGE_NODE_SANDBOXES");
@@ -81,6 +84,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
     fetch: (req) => endpoint?.fetch(req) ?? new Response("starting", { status: 503 }),
   });
   resource ??= `${server.origin}/mcp`;
+  callbacks.setOrigin(new URL(resource).origin);
   const auth = new HttpAuth(
     {
       tokens,
@@ -95,6 +99,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   if (!auth.required) log.warn("serving without sign-in: only this computer can reach it, and every caller is the same user", { listen });
   endpoint = new HttpEndpoint({
     auth,
+    callbacks,
     origins: { origins: setting<string[]>(env, "MCP_BRIDGE_HTTP_ORIGINS") ?? [], hosts: loopbackHosts(hostname, server.port) },
     makeServer: (principal, connection) =>
       createBridgeServer({
