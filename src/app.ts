@@ -27,6 +27,7 @@ import { AuditLog, auditPath } from "./audit/audit-log.ts";
 import { helperHeaders } from "./auth/headers-helper.ts";
 import { beginLogin, type LoginOptions, type LoginStart } from "./auth/login.ts";
 import { VERSION } from "./version.ts";
+import { telemetryFromEnv, type Telemetry } from "./telemetry/telemetry.ts";
 
 export { VERSION };
 
@@ -52,6 +53,8 @@ export interface App {
   close(): Promise<void>;
   /** From a synchronous exit handler: kill upstream servers that did not stop when asked. */
   killUpstreamsSync(): void;
+  /** OpenTelemetry (a no-op unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  telemetry: Telemetry;
 }
 
 export interface PrincipalScope {
@@ -75,6 +78,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const config = made.config ?? loadConfig(processEnv, home);
   const log = made.log ?? createLogger(config.logLevel, config.logFormat);
   const metrics = new Metrics();
+  const telemetry = telemetryFromEnv(processEnv, VERSION, (why) => log.warn("telemetry not exported", { why }));
   // A TMPDIR that is no usable folder: the system's temporary folder instead, for us and the engines.
   const badTmp = unusableTmpdir(processEnv);
   if (badTmp) {
@@ -155,6 +159,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
           policy,
           metrics,
           audit: getAudit(),
+          telemetry,
           signIn: (name) => scope.pool().signIn(name),
           ...(scope.id === LOCAL ? {} : { principal: scope.id }),
         }),
@@ -177,6 +182,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
               ),
           }),
         onEngine: guardEngine,
+        telemetry,
         ...extra,
       });
   const scopes = new Map<string, PrincipalScope>();
@@ -204,7 +210,9 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     close: async () => {
       await Promise.all(pools.map((p) => p.close()));
       audit?.close();
+      await telemetry.close();
     },
+    telemetry,
     killUpstreamsSync: () => {
       processes.killAllSync();
       upstreamsFile?.discard();

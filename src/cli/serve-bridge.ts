@@ -91,6 +91,7 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
     handshake: said,
     pool: app.pool,
     metrics: app.metrics,
+    telemetry: app.telemetry,
   });
   server.oninitialized = () => {
     if (config.prewarm && !start.shuttingDown()) {

@@ -112,6 +112,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
         handshake: said,
         pool: app.principal(principal.id).pool,
         metrics: app.metrics,
+        telemetry: app.telemetry,
         admit: () => rate.take(principal.id),
       }),
     onConnectionEnd: (principal, connection) => void sessions.endConnection(principal, connection),

@@ -22,6 +22,7 @@ import type { Logger } from "../log.ts";
 import { attachments, type Renderer } from "../render/render.ts";
 import type { Metrics } from "../metrics.ts";
 import { SessionError, type Sessions } from "../session/sessions.ts";
+import { NO_TELEMETRY, parseTraceparent, type Telemetry } from "../telemetry/telemetry.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { clientChannel } from "./client-requests.ts";
 import { checkRunRequest } from "./request-checks.ts";
@@ -58,10 +59,12 @@ export interface BridgeServerDeps {
   metrics?: Metrics;
   /** Refuses a run_python call the caller may not make now (a quota), with why and when to retry. */
   admit?: () => string | undefined;
+  telemetry?: Telemetry;
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): Server {
   const { config, sessions, render, log } = deps;
+  const telemetry = deps.telemetry ?? NO_TELEMETRY;
   const argsSchema = runPythonArgs(config);
   const { tool } = deps.handshake;
   const resources = [
@@ -119,17 +122,29 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     } catch (err) {
       if (!(err instanceof SessionError)) throw err;
       const text = `[mcp-code-exec] ${err.message}`;
-      return result(text, true, {
-        error: { type: err.problem === "limit" ? "SessionLimit" : "SessionNotFound", message: text, traceback: "" },
-      });
+      const type = { limit: "SessionLimit", full: "ServerFull", unknown: "SessionNotFound", expired: "SessionNotFound" }[err.problem];
+      return result(text, true, { error: { type, message: text, traceback: "" } });
     }
+    // One span per call, a child of the client's when its _meta carries a W3C traceparent.
+    const span = telemetry.span("tools/call run_python", {
+      parent: parseTraceparent(request.params._meta?.traceparent),
+      kind: "server",
+      attributes: {
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": TOOL_NAME,
+        "mcp_code_exec.session": resolved.handle,
+        ...(deps.principal === "local" ? {} : { "enduser.id": deps.principal }),
+      },
+    });
+    const t0 = performance.now();
+    let outcome: "ok" | "error" | "timeout" = "error";
     try {
       const client = clientChannel(server, {
         requestId: extra.requestId,
         progressToken: request.params._meta?.progressToken,
         sendNotification: extra.sendNotification,
       });
-      const outcome = await resolved.session.run({
+      const run = await resolved.session.run({
         code: args.code,
         timeoutSec: args.timeout,
         reset: args.reset,
@@ -137,20 +152,27 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
         signal: extra.signal,
         onOutput: client.output,
         client,
+        trace: span.context,
       });
       await client.flush();
       if (resolved.lost)
-        outcome.notes.unshift(`Note: earlier session state was lost (${resolved.lost}); this run started in a fresh interpreter.`);
+        run.notes.unshift(`Note: earlier session state was lost (${resolved.lost}); this run started in a fresh interpreter.`);
       // A caller that names sessions is told which one ran; the structured payload always says.
-      if (args.session !== undefined) outcome.notes.push(`session: ${resolved.handle}${resolved.created ? " (new)" : ""}`);
-      const r = render(outcome);
-      return result(r.text, r.isError, { ...r.structured, session: resolved.handle }, attachments(outcome));
+      if (args.session !== undefined) run.notes.push(`session: ${resolved.handle}${resolved.created ? " (new)" : ""}`);
+      const r = render(run);
+      outcome = run.timedOut ? "timeout" : r.isError ? "error" : "ok";
+      span.set({ "mcp_code_exec.outcome": outcome, ...(run.error ? { "error.type": run.error.type } : {}) });
+      span.end(r.isError ? (run.error?.type ?? "error") : undefined);
+      return result(r.text, r.isError, { ...r.structured, session: resolved.handle }, attachments(run));
     } catch (err) {
       const text = renderError(err);
       log.warn("run_python failed", { error: text });
+      span.end(text);
       return result(text, true, { error: { type: err instanceof BridgeError ? err.code : "Error", message: text, traceback: "" } });
     } finally {
       resolved.release();
+      telemetry.count("mcp_code_exec.runs", 1, { outcome });
+      telemetry.record("mcp_code_exec.run.duration", performance.now() - t0, { outcome });
     }
   });
   // Saved skills (runtime.save_skill), one resource each, as in the MCP Skills extension.

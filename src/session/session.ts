@@ -18,6 +18,7 @@ import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
+import type { SpanContext, Telemetry } from "../telemetry/telemetry.ts";
 
 export type { RunOutcome } from "./outcome.ts";
 
@@ -33,6 +34,8 @@ export interface RunRequest {
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   /** The MCP client that asked: approval questions, relayed upstream questions, progress. */
   client?: ClientChannel;
+  /** The span of the call that asked (its sandbox start and proxied calls are its children). */
+  trace?: SpanContext;
 }
 
 export interface SessionDeps {
@@ -58,6 +61,7 @@ export interface SessionDeps {
   seccompProfile?: () => string;
   /** Told the engine before each sandbox starts (the app guards its containers against our death). */
   onEngine?: (adapter: Selected["adapter"]) => void;
+  telemetry?: Telemetry;
 }
 
 let sessionCounter = 0;
@@ -194,7 +198,7 @@ export class Session {
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
     this.#clearIdle();
-    const box = await this.#ensure();
+    const box = await this.#ensure(req.trace);
     const waitedMs = performance.now() - started;
     const firstInBox = !this.#boxUsed;
     if (req.signal?.aborted) {
@@ -223,6 +227,7 @@ export class Session {
       client: req.client,
       approvals: this.#approvals,
       holdClock: () => deadline.hold(),
+      trace: req.trace,
     });
     let sessionReset: string | undefined;
     let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
@@ -292,7 +297,7 @@ export class Session {
     return `it reached its lifetime cap of ${formatSeconds(this.#deps.config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`;
   }
 
-  async #ensure(): Promise<Sandbox> {
+  async #ensure(trace?: SpanContext): Promise<Sandbox> {
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     const box = this.#box;
     if (box?.alive && this.#nearLifetimeCap()) {
@@ -301,9 +306,25 @@ export class Session {
       await box.kill(this.#capReason(), { reportLoss: true });
     }
     if (this.#box?.alive) return this.#box;
-    this.#starting ??= this.#start().finally(() => {
-      this.#starting = undefined;
-    });
+    if (!this.#starting) {
+      const span = this.#deps.telemetry?.span("sandbox start", { parent: trace, attributes: { "mcp_code_exec.session": this.id } });
+      this.#starting = this.#start().then(
+        (box) => {
+          span?.set({ "mcp_code_exec.sandbox": box.name });
+          span?.end();
+          return box;
+        },
+        (err: unknown) => {
+          span?.end(err instanceof Error ? err.message : String(err));
+          throw err;
+        },
+      );
+      this.#starting
+        .finally(() => {
+          this.#starting = undefined;
+        })
+        .catch(() => {});
+    }
     return this.#starting;
   }
 
