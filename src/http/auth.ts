@@ -34,6 +34,9 @@ export interface HttpAuthSettings {
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; response: Response };
 
+/** Clock difference allowed between the issuer and this server, in seconds. */
+export const CLOCK_SKEW_S = 5;
+
 /** No token can be guessed in time: shorter ones are refused when the list is read. */
 const MIN_TOKEN_CHARS = 16;
 
@@ -115,7 +118,7 @@ export class HttpAuth {
       ({ payload } = await jwtVerify(token, await this.#keys(), {
         issuer: this.#s.issuer,
         audience: this.#s.resource,
-        clockTolerance: 30,
+        clockTolerance: CLOCK_SKEW_S,
         requiredClaims: ["exp"],
       }));
     } catch (err) {
