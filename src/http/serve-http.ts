@@ -114,6 +114,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
         metrics: app.metrics,
         telemetry: app.telemetry,
         admit: () => rate.take(principal.id),
+        showSessions: true,
       }),
     onConnectionEnd: (principal, connection) => void sessions.endConnection(principal, connection),
     maxConnectionsPerPrincipal: setting<number>(env, "MCP_BRIDGE_HTTP_MAX_CONNECTIONS") ?? 16,

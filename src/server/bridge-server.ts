@@ -57,6 +57,8 @@ export interface BridgeServerDeps {
   handshake: Handshake;
   pool: () => UpstreamPool;
   metrics?: Metrics;
+  /** Every result names its session (a bridge serving many users); else only when the call named one. */
+  showSessions?: boolean;
   /** Refuses a run_python call the caller may not make now (a quota), with why and when to retry. */
   admit?: () => string | undefined;
   telemetry?: Telemetry;
@@ -157,13 +159,13 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
       await client.flush();
       if (resolved.lost)
         run.notes.unshift(`Note: earlier session state was lost (${resolved.lost}); this run started in a fresh interpreter.`);
-      // A caller that names sessions is told which one ran; the structured payload always says.
-      if (args.session !== undefined) run.notes.push(`session: ${resolved.handle}${resolved.created ? " (new)" : ""}`);
+      // A caller that names sessions, or any caller of a bridge serving many, is told which one ran.
+      if (args.session !== undefined || deps.showSessions) run.session = resolved.handle;
       const r = render(run);
       outcome = run.timedOut ? "timeout" : r.isError ? "error" : "ok";
       span.set({ "mcp_code_exec.outcome": outcome, ...(run.error ? { "error.type": run.error.type } : {}) });
       span.end(r.isError ? (run.error?.type ?? "error") : undefined);
-      return result(r.text, r.isError, { ...r.structured, session: resolved.handle }, attachments(run));
+      return result(r.text, r.isError, r.structured, attachments(run));
     } catch (err) {
       const text = renderError(err);
       log.warn("run_python failed", { error: text });
