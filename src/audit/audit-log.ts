@@ -53,7 +53,7 @@ export class AuditLog {
   #maxBytes: number;
   #log: Logger | undefined;
   #fd: number | undefined;
-  #pending: Array<{ record: Omit<AuditRecord, "args_sha256">; args: unknown }> = [];
+  #pending: Array<{ record: Omit<AuditRecord, "args_sha256">; args: unknown } | { line: string }> = [];
   #scheduled = false;
   #broken = false;
   #checkedAt = Number.NEGATIVE_INFINITY;
@@ -76,11 +76,22 @@ export class AuditLog {
     }
   }
 
+  /** A line that is not a tool call (an install: src/packages/install.ts); written as given, after `ts`. */
+  event(record: { event: string } & Record<string, unknown>): void {
+    this.#pending.push({ line: JSON.stringify({ ts: new Date().toISOString(), ...record }) });
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
   /** Write what is pending now (also at exit). */
   flush(): void {
     this.#scheduled = false;
     if (!this.#pending.length) return;
-    const data = this.#pending.map(({ record, args }) => `${JSON.stringify({ ...record, args_sha256: argsDigest(args) })}\n`).join("");
+    const data = this.#pending
+      .map((p) => ("line" in p ? `${p.line}\n` : `${JSON.stringify({ ...p.record, args_sha256: argsDigest(p.args) })}\n`))
+      .join("");
     this.#pending = [];
     try {
       // Whether another bridge rotated the file is looked at once a second (a path lookup costs more
