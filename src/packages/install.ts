@@ -23,6 +23,7 @@ import { POPULAR } from "./popular.ts";
 import { nearestName, normalize, parseRequirements, requirementString, type Requirement } from "./requirement.ts";
 import { CONTAINER_PACKAGES, PackageStore, readWheelhouse, siteName, type StoredWheel } from "./store.ts";
 import {
+  hostPython,
   locateUv,
   ResolverError,
   resolveWith,
@@ -130,7 +131,7 @@ export class PackageInstaller {
         index: settings.index,
         fetch: this.#deps.fetch,
       });
-      const runUv = { uv, env: uvEnv(this.#deps.env, this.store.dirs.uvCache), work };
+      const runUv = { uv, env: uvEnv(this.#deps.env, this.store.dirs.uvCache), work, python: hostPython(this.#deps.env) };
       const target = { python: req.target.python, platform: uvPlatform(req.target.machine, req.target.libc, req.target.libc_version) };
       const local: Source = { findLinks: [...(wheelhouse ? [wheelhouse] : []), this.store.dirs.wheels] };
       const strings = reqs.map(requirementString);

@@ -193,17 +193,28 @@ export interface RunUv {
   env: Record<string, string>;
   /** A scratch folder of this resolution's own. */
   work: string;
+  /** The python3 uv starts with (only a formality: it resolves for `target`). */
+  python?: string;
 }
 
-function common(target: Target, source: Source): string[] {
+/**
+ * A python3 for uv to start with, from the usual places before PATH: a version manager's shim first on
+ * PATH (pyenv's is a shell script) costs uv a second per call.
+ */
+export function hostPython(env: Record<string, string | undefined>): string | undefined {
+  for (const p of ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]) if (existsSync(p)) return p;
+  return which("python3", env.PATH) ?? undefined;
+}
+
+function common(target: Target, source: Source, python?: string): string[] {
   return [
+    ...(python ? ["--python", python] : []),
     "--python-version",
     target.python,
     "--python-platform",
     target.platform,
     "--only-binary",
     ":all:",
-    "--no-build",
     "--no-config",
     "--no-python-downloads",
     "--quiet",
@@ -237,7 +248,7 @@ export async function resolveWith(
     "json",
     "--target",
     stubs,
-    ...common(target, source),
+    ...common(target, source, run.python),
     "--",
     ...requirements,
   ]);
@@ -258,7 +269,7 @@ export async function resolveWith(
     "pylock.toml",
     "-o",
     join(lockDir, "pylock.toml"),
-    ...common(target, source),
+    ...common(target, source, run.python),
   ]);
   const { readFile } = await import("node:fs/promises");
   const { parse } = await import("smol-toml");
