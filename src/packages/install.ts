@@ -8,7 +8,7 @@
  * (fetch-wheel.ts), unpacked into the content-addressed store (wheel.ts), and the folders returned
  * for the sandbox to put on sys.path. Every install that got past the checks is one audit line.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { copyFile, link, mkdtemp, rename, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -237,6 +237,9 @@ export class PackageInstaller {
             : undefined,
         );
         from = inHouse ? wheelhouse! : ((known as StoredWheel | undefined)?.source ?? "cache");
+        // The store keeps its own copy (a hard link where it can): later sessions resolve from it
+        // without the wheelhouse, and `packages verify` checks it.
+        if (inHouse) await keepCopy(path, join(this.store.dirs.wheels, basename(path)));
       } else {
         got = await downloadWheel(w, this.store.dirs.wheels, settings.maxBytes - total, this.#deps.fetch);
         from = maskUrl(settings.index);
@@ -310,6 +313,13 @@ export class PackageInstaller {
       ...(error ? { error: error.slice(0, 500) } : {}),
     });
   }
+}
+
+async function keepCopy(from: string, to: string): Promise<void> {
+  if (existsSync(to)) return;
+  const tmp = `${to}.part-${process.pid}`;
+  await link(from, tmp).catch(() => copyFile(from, tmp));
+  await rename(tmp, to);
 }
 
 function sameList(a: unknown[], b: string[]): boolean {
