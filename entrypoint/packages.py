@@ -127,10 +127,8 @@ def install(*requirements, _config=False):
     if len(requirements) == 1 and isinstance(requirements[0], (list, tuple)):
         requirements = tuple(requirements[0])
     installed = _installed()
-    answer = _host.rpc_sync(
-        "packages.install",
-        {"requirements": list(requirements), "target": _target(), "installed": installed[:5000], "config": bool(_config)},
-    )
+    params = {"requirements": list(requirements), "target": _target(), "installed": installed[:5000], "config": bool(_config)}
+    answer = _host.rpc_sync("packages.install", params)
     _add_paths([p.get("path") for p in answer.get("installed") or []])
     return _Installed(answer)
 
