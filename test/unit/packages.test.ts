@@ -95,17 +95,34 @@ describe("unpacking wheels", () => {
 
 describe("the approval question", () => {
   const now = new Date("2026-06-01T00:00:00Z");
-  const wheel = (name: string, uploadTime?: string) => ({ name, version: "1.0", url: "https://x/y.whl", sha256: "0".repeat(64), size: 2_000_000, uploadTime });
+  const wheel = (name: string, uploadTime?: string) => ({
+    name,
+    version: "1.0",
+    url: "https://x/y.whl",
+    sha256: "0".repeat(64),
+    size: 2_000_000,
+    uploadTime,
+  });
 
   test("a name one edit from a popular one and a young release are flagged; an old popular one is not", () => {
-    const flags = riskFlags({ downloads: [wheel("reqeusts", "2026-05-30T00:00:00Z"), wheel("requests", "2020-01-01T00:00:00Z")], cooldownDays: 14, now });
+    const flags = riskFlags({
+      downloads: [wheel("reqeusts", "2026-05-30T00:00:00Z"), wheel("requests", "2020-01-01T00:00:00Z")],
+      cooldownDays: 14,
+      now,
+    });
     expect(flags.map((f) => f.name)).toEqual(["reqeusts", "reqeusts"]);
     expect(flags[0]!.why).toContain('"requests"');
     expect(flags[1]!.why).toContain("released 2 day(s) ago");
   });
 
   test("the form lists what was asked, the dependencies, sizes and the total", () => {
-    const form = installForm({ asked: ["rich"], downloads: [wheel("rich"), wheel("pygments")], index: "https://user:secret@mirror.example/simple", cooldownDays: 14, now });
+    const form = installForm({
+      asked: ["rich"],
+      downloads: [wheel("rich"), wheel("pygments")],
+      index: "https://user:secret@mirror.example/simple",
+      cooldownDays: 14,
+      now,
+    });
     expect(form.message).toContain("Asked for:\n  rich 1.0  1.9 MB");
     expect(form.message).toContain("Dependencies:\n  pygments 1.0  1.9 MB");
     expect(form.message).toContain("Total download: 3.8 MB");
@@ -123,7 +140,15 @@ test("uv's platform for the sandbox's machine and C library", () => {
 
 test("a ModuleNotFoundError is answered per the install setting", () => {
   const err = { type: "ModuleNotFoundError", message: "No module named 'sklearn'", traceback: "" };
-  const settings = { mode: "ask" as const, always: [], wheelhouse: undefined, index: "https://pypi.org/simple", cooldownDays: 14, maxBytes: 1, uv: undefined };
+  const settings = {
+    mode: "ask" as const,
+    always: [],
+    wheelhouse: undefined,
+    index: "https://pypi.org/simple",
+    cooldownDays: 14,
+    maxBytes: 1,
+    uv: undefined,
+  };
   expect(moduleNotFoundHint(err, settings, undefined)).toContain('runtime.install("scikit-learn")');
   expect(moduleNotFoundHint(err, { ...settings, mode: "deny" }, undefined)).toContain("MCP_BRIDGE_INSTALL=deny");
   expect(moduleNotFoundHint(err, settings, "the docker engine does not see this machine's folders")).toContain("cannot reach this sandbox");
