@@ -89,7 +89,7 @@ for (const engine of values.engines!.split(",").filter(Boolean)) {
       }
       console.log(row(`${c.label}, warm wheelhouse, empty store`, summarize(cold)));
       console.log(row(`${c.label}, warm wheelhouse, warm store`, summarize(warm)));
-      console.log(row(`  of which \`${c.imports}\` itself, in the sandbox`, summarize(importMs[`${engine}-${c.req}`]!)));
+      console.log(row(`  of which the import alone, in the sandbox`, summarize(importMs[`${engine}-${c.req}`]!)));
     }
     for (const c of CASES) {
       const viaIndex: number[] = [];
