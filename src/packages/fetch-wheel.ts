@@ -44,7 +44,13 @@ export async function localWheel(w: LockedWheel, expected: { sha256: string; fro
 }
 
 /** Download `w` into `wheelsDir`, at most `maxBytes`; the file is kept only when its SHA-256 matches. */
-export async function downloadWheel(w: LockedWheel, wheelsDir: string, maxBytes: number, doFetch: typeof fetch = fetch): Promise<Fetched> {
+export async function downloadWheel(
+  w: LockedWheel,
+  wheelsDir: string,
+  maxBytes: number,
+  doFetch: typeof fetch = fetch,
+  signal?: AbortSignal,
+): Promise<Fetched> {
   const url = new URL(w.url);
   if (url.protocol !== "https:" && url.protocol !== "http:")
     throw new WheelError(`${w.name}: the index gave a ${url.protocol} URL; only http(s) downloads are made`);
@@ -57,7 +63,7 @@ export async function downloadWheel(w: LockedWheel, wheelsDir: string, maxBytes:
   }
   await mkdir(wheelsDir, { recursive: true });
   const tmp = `${final}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await doFetch(url, { redirect: "follow" });
+  const res = await doFetch(url, { redirect: "follow", signal });
   if (!res.ok || !res.body) throw new WheelError(`${w.name}: downloading ${file} failed: HTTP ${res.status}`);
   const declared = Number(res.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) throw new WheelError(`${file} is ${declared} bytes, over MCP_BRIDGE_PACKAGE_MAX_SIZE`);

@@ -36,6 +36,9 @@ import {
 } from "./uv.ts";
 import { unpackWheel } from "./wheel.ts";
 
+/** The longest one wheel's download may take. */
+const DOWNLOAD_LIMIT_MS = 30 * 60_000;
+
 export class InstallRefused extends Error {
   constructor(
     message: string,
@@ -98,7 +101,10 @@ export class PackageInstaller {
 
   /** One install at a time per bridge: the store is written by one of them at once. */
   install(req: InstallRequest, run: RunScope): Promise<InstallResult> {
-    const next = this.#queue.then(() => this.#install(req, run));
+    // The run's clock stops while the host works for it (a large download must not time the run out);
+    // a cancelled run aborts its downloads, and no download may take longer than DOWNLOAD_LIMIT_MS.
+    const release = run.holdClock();
+    const next = this.#queue.then(() => this.#install(req, run)).finally(release);
     this.#queue = next.catch(() => {});
     return next;
   }
@@ -173,7 +179,7 @@ export class PackageInstaller {
       }
       let installed: InstalledPackage[];
       try {
-        installed = await this.#fetchAndUnpack(resolution.wheels, wheelhouse);
+        installed = await this.#fetchAndUnpack(resolution.wheels, wheelhouse, run.signal);
       } catch (err) {
         this.#audit(run, "allow", approvedBy, answer, source, resolution.wheels, "failed", (err as Error).message);
         throw err;
@@ -214,7 +220,7 @@ export class PackageInstaller {
     };
   }
 
-  async #fetchAndUnpack(wheels: LockedWheel[], wheelhouse: string | undefined): Promise<InstalledPackage[]> {
+  async #fetchAndUnpack(wheels: LockedWheel[], wheelhouse: string | undefined, signal: AbortSignal): Promise<InstalledPackage[]> {
     const { settings } = this.#deps;
     const manifest = wheelhouse ? readWheelhouse(wheelhouse) : undefined;
     const stored = this.store.read();
@@ -241,7 +247,13 @@ export class PackageInstaller {
         // without the wheelhouse, and `packages verify` checks it.
         if (inHouse) await keepCopy(path, join(this.store.dirs.wheels, basename(path)));
       } else {
-        got = await downloadWheel(w, this.store.dirs.wheels, settings.maxBytes - total, this.#deps.fetch);
+        got = await downloadWheel(
+          w,
+          this.store.dirs.wheels,
+          settings.maxBytes - total,
+          this.#deps.fetch,
+          AbortSignal.any([signal, AbortSignal.timeout(DOWNLOAD_LIMIT_MS)]),
+        );
         from = maskUrl(settings.index);
       }
       total += got.size;
