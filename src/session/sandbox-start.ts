@@ -158,6 +158,11 @@ function packageStore(deps: StartDeps, adapter: RuntimeAdapter, info: EngineInfo
     return { why: "installs are turned off (MCP_BRIDGE_INSTALL=deny)" };
   if (adapter.name !== "podman" && adapter.sharesHostSockets?.(info) !== true)
     return { why: `the ${adapter.name} engine does not see this machine's folders, and the package store is mounted from them` };
+  // `--mount type=bind,source=…` cannot carry a comma; the start must not fail for a feature it may not use.
+  if (installer.store.dirs.site.includes(","))
+    return {
+      why: `the state dir's path (${deps.config.stateDir}) has a comma, which the engine's --mount cannot carry: set MCP_BRIDGE_STATE_DIR to a path without one`,
+    };
   try {
     installer.store.ensure();
     return { dir: installer.store.dirs.site };
