@@ -28,6 +28,7 @@ import { helperHeaders } from "./auth/headers-helper.ts";
 import { beginLogin, type LoginOptions, type LoginStart } from "./auth/login.ts";
 import { VERSION } from "./version.ts";
 import { telemetryFromEnv, type Telemetry } from "./telemetry/telemetry.ts";
+import { PackageInstaller } from "./packages/install.ts";
 
 export { VERSION };
 
@@ -116,6 +117,16 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   };
   let audit: AuditLog | undefined;
   const getAudit = () => (audit ??= new AuditLog({ path: auditPath(config.stateDir), maxBytes: config.auditMaxBytes, log }));
+  let installer: PackageInstaller | undefined;
+  const getInstaller = () =>
+    (installer ??= new PackageInstaller({
+      settings: config.packages,
+      stateDir: config.stateDir,
+      env: processEnv,
+      log,
+      audit: getAudit(),
+      askTimeoutMs: (policy.askTimeout ?? 120) * 1000,
+    }));
   let discovery: Discovery | undefined = made.discovery;
   const getDiscovery = () => (discovery ??= discoverForBridge(processEnv, home, cwd, log));
   const pools: UpstreamPool[] = [];
@@ -162,7 +173,9 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
           telemetry,
           signIn: (name) => scope.pool().signIn(name),
           ...(scope.id === LOCAL ? {} : { principal: scope.id }),
+          installer: getInstaller(),
         }),
+        installer: getInstaller(),
         metrics,
         policy,
         serverBlocked: (name) => scope.pool().blocked(name)?.message,
