@@ -199,7 +199,11 @@ export function restoreSearchIndex(docs: ToolDoc[], json: string, opts: SearchIn
     const snap = JSON.parse(json) as Snapshot;
     if (snap?.format !== SNAPSHOT_FORMAT || snap.bm25?.size !== docs.length) return undefined;
     const wv = opts.wordVectors === null ? undefined : (opts.wordVectors ?? loadedWordVectors());
-    if (wv && (!snap.semantic || snap.semantic.dims !== wv.dims || snap.semantic.docs.length !== docs.length * wv.dims)) return undefined;
+    if (
+      wv &&
+      (!snap.semantic || snap.semantic.dims !== wv.dims || snap.semantic.n !== docs.length || typeof snap.semantic.docs !== "string")
+    )
+      return undefined;
     return new FusedIndex(docs, wv, snap);
   } catch {
     return undefined;

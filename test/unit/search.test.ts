@@ -802,6 +802,10 @@ describe("snapshots (the pool's disk cache)", () => {
     }
     expect(restoreSearchIndex(docs.slice(1), built.snapshot(), { wordVectors: wv })).toBeUndefined();
     expect(restoreSearchIndex(docs, built.snapshot().replace(/"format":\d+/, '"format":0'), { wordVectors: wv })).toBeUndefined();
+    // Tool vectors cut short (a file truncated on a full disk) are refused, not read as fewer tools.
+    expect(
+      restoreSearchIndex(docs, built.snapshot().replace(/"docs":"[A-Za-z0-9+/]{16}/, '"docs":"'), { wordVectors: wv }),
+    ).toBeUndefined();
     expect(restoreSearchIndex(docs, "{not json", { wordVectors: wv })).toBeUndefined();
   });
 });
