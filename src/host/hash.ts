@@ -4,8 +4,8 @@
  */
 import type * as NodeCrypto from "node:crypto";
 
-/** Hex SHA-256 of `text` (UTF-8). */
-export function sha256Hex(text: string): string {
+/** Hex SHA-256 of `text` (UTF-8 when a string). */
+export function sha256Hex(text: string | Uint8Array): string {
   if (typeof Bun !== "undefined") return new Bun.CryptoHasher("sha256").update(text).digest("hex");
   const { createHash } = (process as unknown as { getBuiltinModule(id: string): typeof NodeCrypto }).getBuiltinModule("node:crypto");
   return createHash("sha256").update(text).digest("hex");

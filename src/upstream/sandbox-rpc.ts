@@ -6,6 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { formatIssues } from "../config/issues.ts";
+import { maskUrl } from "../config/mask.ts";
 import { hasHan, loadForeignWords, loadHanLexicon } from "../docs/search.ts";
 import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
@@ -207,7 +208,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       // Arguments are left out: after ${VAR} substitution they can hold tokens and passwords.
       ...(t.type === "stdio"
         ? { command: t.command, arg_count: t.args.length, env_keys: Object.keys(t.env) }
-        : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
+        : { url: maskUrl(t.url), header_keys: Object.keys(t.headers) }),
       source: e.source,
       client: e.client,
       scope: e.scope,
@@ -241,17 +242,6 @@ function notLoaded(server: string): UpstreamError {
     `server ${server} is not loaded in this session: call run_python with servers=[${JSON.stringify(server)}] (loaded servers stay loaded for later calls)`,
     { server },
   );
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    for (const k of [...u.searchParams.keys()]) if (/key|token|secret|auth|sig/i.test(k)) u.searchParams.set(k, "***");
-    return u.toString();
-  } catch {
-    return "(invalid url)";
-  }
 }
 
 export function capabilitySummary(pool: UpstreamPool, loaded: ReadonlySet<string>): string {
