@@ -4,16 +4,27 @@
  * imported as a second module; and the memory a fresh process holds after its first search.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 const REPO = path.join(import.meta.dir, "..");
 
+/** Temporary folders of this run, removed when the process exits. */
+const made: string[] = [];
+process.on("exit", () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 /** The search module of this checkout, or of git revision `ref` (extracted once per run). */
 export function searchModulePath(ref?: string): string {
   if (!ref) return path.join(REPO, "src", "docs", "search.ts");
-  const dir = mkdtempSync(path.join(tmpdir(), "bench-search-before-"));
+  const dir = tempDir("bench-search-before-");
   const tar = execFileSync("git", ["-C", REPO, "archive", "--format=tar", ref, "src"], { maxBuffer: 1 << 30 });
   execFileSync("tar", ["-x", "-C", dir], { input: tar });
   symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"));
@@ -45,8 +56,7 @@ console.log(JSON.stringify({ start, after: process.memoryUsage().rss }));
  * same processes held before loading anything.
  */
 export function rssAfterFirstSearch(modulePath: string, docs: unknown[], runs = 3): { start: number; after: number } {
-  const dir = mkdtempSync(path.join(tmpdir(), "bench-search-rss-"));
-  mkdirSync(dir, { recursive: true });
+  const dir = tempDir("bench-search-rss-");
   const script = path.join(dir, "rss.ts");
   const docsFile = path.join(dir, "docs.json");
   writeFileSync(script, RSS_SCRIPT);
