@@ -4,6 +4,7 @@
  * docs/ADAPTERS.md states each member's contract and how to load an adapter from outside the binary.
  */
 import type { BridgeError, EngineUnavailableError } from "../src/errors.ts";
+import type { ChildProcess } from "../src/host/process.ts";
 
 /** Everything needed to start one sandbox container. Engines turn it into their own flags. */
 export interface ContainerSpec {
@@ -97,6 +98,17 @@ export interface RuntimeAdapter {
    * only for a daemon on this very host, sharing its filesystem (not a VM, not a remote endpoint).
    */
   sharesHostSockets?(info: EngineInfo): boolean;
+  /**
+   * Engines reached through an API rather than a CLI (kubernetes): start the sandbox for `spec` and
+   * return its stdin/stdout/stderr as a ChildProcess, with no local process. When present the bridge
+   * uses it instead of spawning runArgv(); runArgv() then only describes the equivalent command.
+   */
+  open?(spec: ContainerSpec): Promise<ChildProcess>;
+  /**
+   * The engine keeps sandboxes past the bridge's exit and ends them itself (kubernetes: each pod's
+   * lease): the bridge does not remove them when it exits, so another replica can adopt them.
+   */
+  readonly keepsSandboxesOnExit?: boolean;
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */

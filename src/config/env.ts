@@ -108,7 +108,9 @@ export const ENV_SCHEMA = {
     .string()
     .trim()
     .toLowerCase()
-    .describe("Container engine to use: podman, docker, nerdctl, podman-machine (auto: the first of these that answers)"),
+    .describe(
+      "Container engine to use: podman, docker, nerdctl, podman-machine (auto: the first of these that answers), or kubernetes (never automatic; docs/KUBERNETES.md)",
+    ),
   MCP_BRIDGE_ADAPTER: z
     .string()
     .trim()
@@ -186,6 +188,33 @@ export const ENV_SCHEMA = {
     .trim()
     .regex(/^[A-Za-z0-9._/-]+$/, "expected an OCI runtime name or path such as runc or runsc")
     .describe("OCI runtime passed to the engine (runsc = gVisor)"),
+  MCP_BRIDGE_KUBE_NAMESPACE: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "expected a Kubernetes namespace name")
+    .describe("kubernetes engine: the namespace sandboxes run in (default: the kubeconfig context's, or the service account's)"),
+  MCP_BRIDGE_KUBE_WARM_POOL: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected the name of a SandboxWarmPool")
+    .describe(
+      "kubernetes engine: the agent-sandbox SandboxWarmPool new sessions claim a ready pod from (runc sandboxes; none: every pod starts cold)",
+    ),
+  MCP_BRIDGE_KUBE_RUNTIME_CLASS: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected a RuntimeClass name")
+    .describe("kubernetes engine: the RuntimeClass of gVisor pods (MCP_BRIDGE_OCI_RUNTIME=runsc)"),
+  MCP_BRIDGE_KUBE_SECCOMP: z
+    .string()
+    .trim()
+    .regex(/^(RuntimeDefault|[A-Za-z0-9._/-]+\.json)$/, "expected RuntimeDefault or a profile path under the kubelet's seccomp folder")
+    .describe(
+      "kubernetes engine: the sandbox's seccomp profile on the nodes (a Localhost profile; a -gvisor.json twin for gVisor pods), or RuntimeDefault",
+    ),
+  MCP_BRIDGE_KUBE_LEASE: seconds("MCP_BRIDGE_KUBE_LEASE").describe(
+    "kubernetes engine: a sandbox whose bridge stopped renewing it is deleted this long after (agent-sandbox's shutdown time)",
+  ),
   MCP_BRIDGE_PREWARM: flag.describe("Start the sandbox in the background once a client initializes"),
   MCP_BRIDGE_CHANNEL: z
     .string()
@@ -372,6 +401,11 @@ const DEFAULTS_SHOWN: Partial<Record<keyof typeof ENV_SCHEMA, string>> = {
   MCP_BRIDGE_RUNTIME: "auto",
   MCP_BRIDGE_STATE_DIR: "$XDG_STATE_HOME/mcp-code-exec",
   MCP_BRIDGE_OCI_RUNTIME: "engine default",
+  MCP_BRIDGE_KUBE_NAMESPACE: "the context's",
+  MCP_BRIDGE_KUBE_WARM_POOL: "none",
+  MCP_BRIDGE_KUBE_RUNTIME_CLASS: "gvisor",
+  MCP_BRIDGE_KUBE_SECCOMP: "mcp-code-exec/seccomp.json",
+  MCP_BRIDGE_KUBE_LEASE: "60",
   MCP_BRIDGE_SETTINGS: "$XDG_CONFIG_HOME/mcp-code-exec/config.json",
   MCP_BRIDGE_BROWSER: "open, xdg-open or wslview",
   MCP_BRIDGE_NODE_SANDBOXES: "8 per core, within 80% of memory",

@@ -121,6 +121,10 @@ export class Sandbox {
 
   /** Start the container, send the entrypoint, wait for its ready frame. */
   static async start(deps: SandboxDeps): Promise<Sandbox> {
+    if (deps.adapter.open) {
+      const openedAt = wallMs();
+      return Sandbox.#boot(deps, await Sandbox.#open(deps), openedAt);
+    }
     const argv = await deps.adapter.runArgv(deps.spec);
     const [command, ...args] = argv;
     deps.trace?.mark("argv");
@@ -153,6 +157,30 @@ export class Sandbox {
         cause: err,
       });
     }
+    return Sandbox.#boot(deps, child, spawnedAt);
+  }
+
+  /** An engine with an API (adapter.open): the sandbox is started and attached by the adapter. */
+  static async #open(deps: SandboxDeps): Promise<ChildProcess> {
+    deps.log.debug("starting sandbox", { engine: deps.adapter.name, name: deps.spec.name });
+    rememberContainer(deps.adapter, deps.spec.name);
+    try {
+      const child = await deps.adapter.open!(deps.spec);
+      deps.trace?.mark("argv");
+      return child;
+    } catch (err) {
+      forgetContainer(deps.spec.name);
+      if (err instanceof BridgeError) throw err;
+      throw new BridgeError("ENGINE_FAILED", `could not start the sandbox: ${(err as Error).message}`, {
+        source: deps.adapter.name,
+        hint: `\`mcp-code-exec doctor\` checks that ${deps.adapter.name} answers`,
+        cause: err,
+      });
+    }
+  }
+
+  /** Send the entrypoint to a started container and wait for its ready frame. */
+  static async #boot(deps: SandboxDeps, child: ChildProcess, spawnedAt: number): Promise<Sandbox> {
     const box = new Sandbox(deps, child);
     try {
       child.write(bootstrapPayload(entrypointFor(deps.socketChannel?.token)));
