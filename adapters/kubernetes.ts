@@ -171,7 +171,15 @@ const kubernetes: AdapterFactory = (options) => {
 
     async imageExists(image: string): Promise<boolean> {
       const { api } = connect();
-      const nodes = await api.get<{ items: Array<{ status?: { images?: Array<{ names?: string[] }> } }> }>("/api/v1/nodes");
+      // Reading nodes needs a cluster-wide grant the bridge's role does not have (deploy/): without it
+      // the answer is "maybe", and a start with a missing image says so itself (ErrImageNeverPull).
+      const nodes = await api
+        .get<{ items: Array<{ status?: { images?: Array<{ names?: string[] }> } }> }>("/api/v1/nodes")
+        .catch((err: unknown) => {
+          if (err instanceof KubeApiError && err.status === 403) return "forbidden" as const;
+          throw err;
+        });
+      if (nodes === "forbidden") return true;
       const wanted = new Set(imageRefs(image));
       return (nodes?.items ?? []).some((n) => (n.status?.images ?? []).some((i) => (i.names ?? []).some((name) => wanted.has(name))));
     },

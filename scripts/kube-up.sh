@@ -169,7 +169,7 @@ start etcd etcd --name mcp-kube --data-dir "$STATE/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
   --initial-cluster "mcp-kube=http://127.0.0.1:$ETCD_PEER_PORT" --quota-backend-bytes 1073741824
-wait_for etcd 60 etcdctl --endpoints "http://127.0.0.1:$ETCD_PORT" endpoint health
+wait_for etcd 60 curl -sf "http://127.0.0.1:$ETCD_PORT/health"
 
 start apiserver "$BIN/kube-apiserver" \
   --etcd-servers "http://127.0.0.1:$ETCD_PORT" --bind-address 0.0.0.0 --secure-port "$API_PORT" \
@@ -198,9 +198,8 @@ start scheduler "$BIN/kube-scheduler" --kubeconfig "$STATE/scheduler.kubeconfig"
 # has no network at all, whatever the CNI gave its namespace.
 mkdir -p "$STATE/bin" "$STATE/cni/net.d" "$RUN/containerd"
 printf '#!/bin/sh\nexec /usr/bin/runsc --network=none "$@"\n' > "$STATE/bin/runsc-no-network"
-# A pod spec has no ulimits: runc's own limits are what the container inherits, as podman's
-# --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 gives its sandboxes.
-printf '#!/bin/sh\nulimit -n 1024 && ulimit -u 1024 && exec /usr/sbin/runc "$@"\n' > "$STATE/bin/runc-limited"
+# A pod spec has no ulimits: runc is wrapped to set them in each container's OCI spec.
+install -m 0755 scripts/kube/runc-limited "$STATE/bin/runc-limited"
 chmod 0755 "$STATE/bin/runsc-no-network" "$STATE/bin/runc-limited"
 cat > "$STATE/containerd.toml" <<TOML
 version = 2
@@ -218,6 +217,9 @@ state = "$RUN/containerd"
   sandbox_image = "$PAUSE_IMAGE"
   enable_selinux = false
   disable_apparmor = true
+  # The kubelet asks for negative oom_score_adj (-998 for the pause container), which needs
+  # CAP_SYS_RESOURCE; root here lacks it, and runc's create then fails ("can't get final child's PID").
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     default_runtime_name = "runc"
     snapshotter = "overlayfs"
@@ -396,6 +398,34 @@ start network-policies unshare --mount --propagation private bash -c '
 for ns in mcp-code-exec mcp-code-exec-test; do
   "${KUBECTL[@]}" create namespace "$ns" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
 done
+
+# --- deploy/: the bridge as a team runs it, two replicas, with the test cluster's overlay ----------
+# Its image is the compiled binary and the C libraries it links, nothing else (no shell, no Python).
+BRIDGE_REF=docker.io/library/mcp-code-exec-bridge:latest
+if [ ! -x dist/mcp-code-exec ] || [ -n "$(find src adapters entrypoint package.json -newer dist/mcp-code-exec -print -quit)" ]; then
+  log "building dist/mcp-code-exec for the bridge image"
+  bun run build >/dev/null
+fi
+bridge_sum="$(sha256sum dist/mcp-code-exec | cut -c1-16)"
+if [ "$(cat "$STATE/bridge-image.sum" 2>/dev/null)" != "$bridge_sum" ] || ! "${CTR[@]}" images ls -q | grep -qx "$BRIDGE_REF"; then
+  log "importing the bridge image ($BRIDGE_REF)"
+  tmp="$(mktemp -d)"
+  files=("dist/mcp-code-exec:/usr/local/bin/mcp-code-exec")
+  for lib in $(ldd dist/mcp-code-exec | grep -o '/[^ ]*'); do files+=("$(readlink -f "$lib"):$lib"); done
+  python3 scripts/kube/oci-archive.py "$tmp/bridge.tar" "$BRIDGE_REF" /usr/local/bin/mcp-code-exec "${files[@]}"
+  "${CTR[@]}" images import "$tmp/bridge.tar" >/dev/null
+  rm -rf "$tmp"
+  echo "$bridge_sum" > "$STATE/bridge-image.sum"
+  # A new image: the replicas restart on it below.
+  "${KUBECTL[@]}" -n mcp-code-exec delete pods -l app.kubernetes.io/name=mcp-code-exec-bridge --wait=false >/dev/null 2>&1 || true
+fi
+# The tests' sign-in to the deployed bridge (MCP_BRIDGE_HTTP_TOKENS), made once.
+[ -f "$STATE/bridge-token" ] || (umask 077; head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$STATE/bridge-token")
+"${KUBECTL[@]}" -n mcp-code-exec create secret generic mcp-code-exec-tokens \
+  --from-literal=tokens="ci=$(cat "$STATE/bridge-token")" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
+"${KUBECTL[@]}" apply -k scripts/kube/test-cluster >/dev/null
+"${KUBECTL[@]}" -n mcp-code-exec wait --for condition=Available --timeout 300s deployment/mcp-code-exec-bridge >/dev/null \
+  || die "the bridge Deployment did not become ready: kubectl --kubeconfig $KUBECONFIG_ADMIN -n mcp-code-exec describe pods"
 
 log "up: kubectl --kubeconfig $KUBECONFIG_ADMIN get nodes"
 echo "$KUBECONFIG_ADMIN"

@@ -21,8 +21,8 @@ const CHUNK = 32 * 1024;
 export interface AttachOptions {
   /** The socket, just created (adapters/kube/api.ts `webSocket`). */
   socket: WebSocket;
-  /** Once the socket has closed: the container's exit code, or null when it was killed or is gone. */
-  exitCode: () => Promise<number | null>;
+  /** Once the socket has closed: the container's exit code, or null with why (its pod is gone, ...). */
+  exitCode: () => Promise<{ code: number | null; why?: string }>;
   /** Told when the socket opened (the start's trace). */
   onOpen?: () => void;
 }
@@ -68,8 +68,10 @@ export function attachedProcess(opts: AttachOptions): ChildProcess {
     queuedBytes = 0;
     void opts
       .exitCode()
-      .catch(() => null)
-      .then((code) => {
+      .catch((err: unknown) => ({ code: null, why: `its state could not be read (${(err as Error).message})` }))
+      .then(({ code, why }) => {
+        // The bridge's account of an end it did not see (src/sandbox/sandbox.ts reads this line).
+        if (why) note(`[kubernetes] ${why}`);
         for (const ctl of [stdoutCtl, stderrCtl])
           try {
             ctl.close();

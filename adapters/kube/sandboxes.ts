@@ -121,17 +121,17 @@ export class Workloads {
     }
   }
 
-  /** The exit code of the sandbox's container, null when it was killed or its pod is gone. */
-  async exitCode(podName: string): Promise<number | null> {
+  /** How the sandbox's container ended: its exit code, or null with why (its pod is gone, ...). */
+  async exitCode(podName: string): Promise<{ code: number | null; why?: string }> {
     for (let i = 0; i < 20; i++) {
       const pod = await this.#api.get<Pod>(this.podsPath(podName)).catch(() => undefined);
-      if (!pod || pod.metadata.deletionTimestamp) return null;
+      if (!pod || pod.metadata.deletionTimestamp) return { code: null, why: `its pod ${podName} was deleted` };
       const state = pod.status?.containerStatuses?.find((c) => c.name === SANDBOX_CONTAINER)?.state;
-      if (state?.terminated) return state.terminated.exitCode;
-      if (state?.running && i >= 4) return null; // the attach stream was cut, the container runs on
+      if (state?.terminated) return { code: state.terminated.exitCode };
+      if (state?.running && i >= 4) return { code: null, why: `the connection to its pod ${podName} was cut` };
       await new Promise((r) => setTimeout(r, 250));
     }
-    return null;
+    return { code: null, why: `its pod ${podName} did not say how it ended` };
   }
 
   /** Delete sandbox `name`, its claim and its pod now; missing objects are not an error. */

@@ -81,6 +81,8 @@ export class Session {
   /** Why the interpreter state was lost since the last result the client saw, if it was. */
   #lostState: string | undefined;
   #closed = false;
+  /** Why the sandbox was lost from under a run or between runs (not stopped by us), once it was. */
+  #crashed: string | undefined;
   #loaded = new Set<string>();
   #gate: RequestGate;
   /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
@@ -95,6 +97,15 @@ export class Session {
     this.#deps = deps;
     this.id = `${process.pid}-${++sessionCounter}`;
     this.#gate = new RequestGate({ policy: deps.policy, handler: deps.requests, stop: (reason) => this.#stopFlooding(reason) });
+  }
+
+  /**
+   * Why this session's sandbox was lost (it died, or its pod was deleted: not stopped by the bridge),
+   * if it was. A session named by handle is then ended: the next call with the handle hears it
+   * (src/session/sessions.ts), rather than getting a fresh interpreter under the old name.
+   */
+  get lost(): string | undefined {
+    return this.#crashed;
   }
 
   /** Servers loaded in this session; they stay loaded until reset. */
@@ -262,6 +273,7 @@ export class Session {
       this.#lostState = req.signal?.aborted
         ? `the sandbox stopped while the call before it was being cancelled: ${exit.reason}`
         : undefined;
+      this.#crashed ??= exit.reason;
       sessionReset = `${err.message.replace(/^the sandbox stopped: /, "the sandbox stopped during this run: ")}; all variables and imports are gone and the next call starts a fresh session`;
       if (exit.stderrTail.trim()) log.debug("sandbox stderr at exit", { tail: exit.stderrTail.slice(-500) });
     } finally {
@@ -377,7 +389,10 @@ export class Session {
       if (this.#box === box) this.#box = undefined;
       // Lost state is told on the next call, unless we stopped the sandbox on purpose (the run that did
       // so says why) — a sandbox stopped for flooding the bridge lost its state through its own doing.
-      if ((!exit.killedByUs || exit.reportLoss) && !this.#closed && this.#boxUsed) this.#lostState = exit.reason;
+      if ((!exit.killedByUs || exit.reportLoss) && !this.#closed && this.#boxUsed) {
+        this.#lostState = exit.reason;
+        this.#crashed ??= exit.reason;
+      }
     });
     if (this.#closed) {
       await box.kill("bridge shutting down");

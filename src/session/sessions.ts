@@ -22,7 +22,7 @@ const HANDLE = /^s_[A-Za-z0-9_-]{22}$/;
 /** How long an expired handle is still recognised as one. */
 const REMEMBER_EXPIRED_MS = 24 * 3600_000;
 
-export type SessionProblem = "unknown" | "expired" | "limit" | "full";
+export type SessionProblem = "unknown" | "expired" | "lost" | "limit" | "full";
 
 export class SessionError extends Error {
   constructor(
@@ -105,7 +105,15 @@ export class Sessions {
     }
     if (requested === NEW_SESSION) return this.#use(this.#create(principal), true);
     const entry = this.#byHandle.get(requested);
-    if (entry && entry.principal === principal) return this.#use(entry, false);
+    if (entry && entry.principal === principal) {
+      const lost = entry.busy === 0 ? entry.session.lost : undefined;
+      if (lost === undefined) return this.#use(entry, false);
+      void this.#end(entry, `its sandbox was lost: ${lost}`);
+      throw new SessionError(
+        "lost",
+        `session ${requested} was lost (its sandbox was lost: ${lost}); its variables, imports and files are gone. Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`,
+      );
+    }
     const gone = this.#expired.get(requested);
     if (gone && gone.principal === principal)
       throw new SessionError(
