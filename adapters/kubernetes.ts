@@ -150,7 +150,15 @@ const kubernetes: AdapterFactory = (options) => {
         `/api/v1/namespaces/${namespace}/pods/${podName}/attach?container=${SANDBOX_CONTAINER}&stdin=true&stdout=true&stderr=true`,
         ATTACH_PROTOCOLS,
       );
-      return attachedProcess({ socket, exitCode: () => workloads.exitCode(podName) });
+      return attachedProcess({
+        socket,
+        exitCode: async () => {
+          const end = await workloads.exitCode(podName);
+          // Ended by itself (lifetime cap, the code's own exit): removed like `run --rm` would.
+          if (end.code !== null) void workloads.remove(spec.name).catch(() => {});
+          return end;
+        },
+      });
     },
 
     /** The equivalent `kubectl run` (for `doctor` and people); the bridge itself uses open(). */

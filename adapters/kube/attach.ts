@@ -17,6 +17,8 @@ const STDERR = 2;
 const STATUS = 3;
 /** Largest stdin message: the API server and kubelet relay messages whole. */
 const CHUNK = 32 * 1024;
+/** Bytes a reader may leave unread before the attachment is ended (the frame budget stops floods sooner). */
+const MAX_BACKLOG = 64 * 1024 * 1024;
 
 export interface AttachOptions {
   /** The socket, just created (adapters/kube/api.ts `webSocket`). */
@@ -37,8 +39,20 @@ export function attachedProcess(opts: AttachOptions): ChildProcess {
   let queuedBytes = 0;
   let stdoutCtl!: ReadableStreamDefaultController<Uint8Array>;
   let stderrCtl!: ReadableStreamDefaultController<Uint8Array>;
-  const stdout = new ReadableStream<Uint8Array>({ start: (c) => void (stdoutCtl = c) });
-  const stderr = new ReadableStream<Uint8Array>({ start: (c) => void (stderrCtl = c) });
+  // Sized queues: a WebSocket cannot be paused, so a reader that falls this far behind (a sandbox
+  // flooding faster than the bridge reads) ends the attachment instead of holding the flood in memory.
+  const queue = () => new ByteLengthQueuingStrategy({ highWaterMark: 1 << 20 });
+  const stdout = new ReadableStream<Uint8Array>({ start: (c) => void (stdoutCtl = c) }, queue());
+  const stderr = new ReadableStream<Uint8Array>({ start: (c) => void (stderrCtl = c) }, queue());
+  /** Hand a chunk to a reader; false when it has gone (cancelled) or is too far behind. */
+  const deliver = (ctl: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array): boolean => {
+    try {
+      ctl.enqueue(chunk);
+    } catch {
+      return false; // the reader cancelled: the sandbox is being stopped
+    }
+    return (ctl.desiredSize ?? 0) > -MAX_BACKLOG;
+  };
   const encoder = new TextEncoder();
   const note = (text: string) => {
     try {
@@ -95,10 +109,16 @@ export function attachedProcess(opts: AttachOptions): ChildProcess {
     const body = bytes.subarray(1);
     switch (bytes[0]) {
       case STDOUT:
-        if (body.length) stdoutCtl.enqueue(body);
-        return;
       case STDERR:
-        if (body.length) stderrCtl.enqueue(body);
+        if (body.length && !deliver(bytes[0] === STDOUT ? stdoutCtl : stderrCtl, body) && !closed) {
+          note("[kubernetes] the sandbox wrote faster than the bridge reads: detached");
+          try {
+            ws.close();
+          } catch {
+            // closing anyway
+          }
+          finish();
+        }
         return;
       case STATUS: {
         // A Status object when the stream ends; a failure says why (the container is gone, ...).

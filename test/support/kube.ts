@@ -31,7 +31,7 @@ export async function requireCluster(): Promise<KubeApi> {
   if (!existsSync(KUBECONFIG)) throw new Error(`the test cluster is not up: ${KUBECONFIG} does not exist; ${how}`);
   const api = new KubeApi(loadCredentials({ KUBECONFIG }));
   try {
-    await api.request("GET", "/readyz", { timeoutMs: 5000 });
+    await api.request("GET", "/version", { timeoutMs: 5000 });
   } catch (err) {
     throw new Error(`the test cluster is not up: ${(err as Error).message}; ${how}`);
   }
