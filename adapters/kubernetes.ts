@@ -153,9 +153,11 @@ const kubernetes: AdapterFactory = (options) => {
       return attachedProcess({
         socket,
         exitCode: async () => {
-          const end = await workloads.exitCode(podName);
-          // Ended by itself (lifetime cap, the code's own exit): removed like `run --rm` would.
-          if (end.code !== null) void workloads.remove(spec.name).catch(() => {});
+          const end = await workloads.exitCode(podName, pod.metadata.uid);
+          // However it ended (its own exit, the lifetime cap, its pod deleted, the attachment cut), it
+          // is of no more use to this bridge: removed like `run --rm` would, and its lease let go, or
+          // agent-sandbox would make its pod again.
+          void workloads.remove(spec.name).catch(() => {});
           return end;
         },
       });

@@ -122,10 +122,12 @@ export class Workloads {
   }
 
   /** How the sandbox's container ended: its exit code, or null with why (its pod is gone, ...). */
-  async exitCode(podName: string): Promise<{ code: number | null; why?: string }> {
+  async exitCode(podName: string, uid?: string): Promise<{ code: number | null; why?: string }> {
     for (let i = 0; i < 20; i++) {
       const pod = await this.#api.get<Pod>(this.podsPath(podName)).catch(() => undefined);
-      if (!pod || pod.metadata.deletionTimestamp) return { code: null, why: `its pod ${podName} was deleted` };
+      // Another pod of the same name (agent-sandbox makes a Sandbox's pod again at once) is not ours.
+      if (!pod || pod.metadata.deletionTimestamp || (uid && pod.metadata.uid !== uid))
+        return { code: null, why: `its pod ${podName} was deleted` };
       const state = pod.status?.containerStatuses?.find((c) => c.name === SANDBOX_CONTAINER)?.state;
       if (state?.terminated) return { code: state.terminated.exitCode };
       if (state?.running && i >= 4) return { code: null, why: `the connection to its pod ${podName} was cut` };
