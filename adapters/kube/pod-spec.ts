@@ -18,9 +18,9 @@ import { parseSize } from "../../src/config/env.ts";
 /** The sandbox's container in the pod. */
 export const SANDBOX_CONTAINER = "sandbox";
 /** Annotation holding the spec's labels as given (label values cannot hold every character). */
-export const LABELS_ANNOTATION = "mcp-code-exec.io/labels";
+export const LABELS_ANNOTATION = "io.mcp-code-exec.labels";
 /** Every sandbox pod carries this label; the NetworkPolicy selects on it. */
-export const SANDBOX_LABEL = "mcp-code-exec.io/sandbox";
+export const SANDBOX_LABEL = "mcp-code-exec.sandbox.users.io/sandbox";
 /** The NetworkPolicy that denies every sandbox all traffic. */
 export const NETWORK_POLICY_NAME = "mcp-code-exec-sandbox-deny-all";
 
@@ -40,12 +40,19 @@ export function labelValue(value: string): string {
   return v.replace(/^[^A-Za-z0-9]+/, "").replace(/[^A-Za-z0-9]+$/, "");
 }
 
-/** A label key for `key` (a `prefix/name` or a bare name of at most 63 characters). */
+/**
+ * Where our pod labels live. A SandboxClaim may only add labels under domains the agent-sandbox
+ * controller allows, and its default allowlist is `sandbox.users.io` and its subdomains: under this
+ * one, claims work on any cluster without configuring the controller.
+ */
+export const LABEL_DOMAIN = "mcp-code-exec.sandbox.users.io";
+
+/** A label key for `key`: a bare name (the ContainerSpec's `io.mcp-code-exec…`) goes under LABEL_DOMAIN. */
 export function labelKey(key: string): string {
   const slash = key.lastIndexOf("/");
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  const prefix = slash >= 0 ? `${key.slice(0, slash)}/` : "";
-  return prefix + labelValue(name);
+  const prefix = slash >= 0 ? key.slice(0, slash) : LABEL_DOMAIN;
+  return `${prefix}/${labelValue(name)}`;
 }
 
 /** `key=value` (a ContainerSpec label) as a label selector term. */

@@ -6,15 +6,16 @@
  *   pod that is already running, waiting for the entrypoint on its stdin;
  * - either way the object carries the lease (leases.ts): the controller deletes it, and its pod, at
  *   its shutdown time unless the bridge holding it moves that forward.
- * Pods are found by the label `mcp-code-exec.io/name`, which both paths put on them.
+ * Pods are found by the label `mcp-code-exec.sandbox.users.io/name`, which both paths put on them.
  */
 import { BridgeError } from "../../src/errors.ts";
 import type { ContainerSpec } from "../types.ts";
 import { KubeApiError, type KubeApi, type KubeObject } from "./api.ts";
-import { SANDBOX_CONTAINER, labelValue, podMetadata, podSpec, type PodOptions } from "./pod-spec.ts";
+import { LABEL_DOMAIN, SANDBOX_CONTAINER, labelValue, podMetadata, podSpec, type PodOptions } from "./pod-spec.ts";
 import type { Leases } from "./leases.ts";
 
-export const NAME_LABEL = "mcp-code-exec.io/name";
+/** Under LABEL_DOMAIN: a SandboxClaim may only add labels under allowed domains (pod-spec.ts). */
+export const NAME_LABEL = `${LABEL_DOMAIN}/name`;
 const SANDBOXES = "/apis/agents.x-k8s.io/v1beta1";
 const EXTENSIONS = "/apis/extensions.agents.x-k8s.io/v1beta1";
 
