@@ -31,17 +31,21 @@ const AnyValueSchema: z.ZodType<AnyValue> = z.lazy(() =>
 );
 export const KeyValueSchema: z.ZodType<KeyValue> = z.lazy(() => z.object({ key: z.string(), value: AnyValueSchema.optional() }));
 const AttributesSchema = z.array(KeyValueSchema).optional().describe("OTLP attributes (KeyValue list)");
-/** Nanoseconds since the epoch: a decimal string in OTLP JSON (int64), a number from some encoders. */
-const NanosSchema = z.union([z.string(), z.number()]).describe("fixed64 nanoseconds since the epoch");
+/**
+ * Nanoseconds since the epoch: a decimal string in OTLP JSON (fixed64), a number from some encoders.
+ * Jaeger's answer leaves zero values out (a span sent without a time, id or name comes back without
+ * that field), so those default to zero here and a test sees the empty value instead of a parse error.
+ */
+const NanosSchema = z.union([z.string(), z.number()]).default("0").describe("fixed64 nanoseconds since the epoch");
 
 export const ResourceSchema = z.object({ attributes: AttributesSchema }).optional();
 export const ScopeSchema = z.object({ name: z.string().optional(), version: z.string().optional() }).optional();
 
 export const SpanSchema = z.object({
-  traceId: z.string().describe("32 hex digits"),
-  spanId: z.string().describe("16 hex digits"),
+  traceId: z.string().default("").describe("32 hex digits"),
+  spanId: z.string().default("").describe("16 hex digits"),
   parentSpanId: z.string().optional().describe("16 hex digits, absent or empty for a root span"),
-  name: z.string(),
+  name: z.string().default(""),
   kind: z.number().optional(),
   startTimeUnixNano: NanosSchema,
   endTimeUnixNano: NanosSchema,
@@ -85,6 +89,12 @@ export function attributes(list: KeyValue[] | undefined): Record<string, unknown
 /** Nanoseconds (string or number) to whole microseconds, without losing precision on the way. */
 export function micros(nanos: string | number): number {
   return Number(BigInt(typeof nanos === "number" ? Math.trunc(nanos) : nanos) / 1000n);
+}
+
+/** end - start in whole microseconds, computed on the nanoseconds so no rounding is doubled. */
+export function durationMicros(start: string | number, end: string | number): number {
+  const ns = (v: string | number) => BigInt(typeof v === "number" ? Math.trunc(v) : v);
+  return Number((ns(end) - ns(start)) / 1000n);
 }
 
 /** The resource's `service.name`, which both Jaeger and our filters key spans and metrics by. */

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.ts";
+import { join } from "node:path";
+import { type OtlpReceiver, receiverBinary, startOtlpReceiver } from "./otlp-receiver.ts";
 
 const hex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 const nanos = (ms: number) => `${BigInt(ms) * 1_000_000n}`;
@@ -80,7 +81,11 @@ describe("otlp receiver (real Jaeger v2)", () => {
   test("a parent and a child span posted as OTLP/HTTP JSON come back with the link, attributes and status", async () => {
     const service = `otlp-test-${hex(4)}`;
     const [traceId, parentId, childId] = [hex(16), hex(8), hex(8)];
-    expect(await post(receiver, "traces", twoSpans(service, traceId, parentId, childId))).toEqual({ status: 200, text: "{}" });
+    // An empty partialSuccess: nothing was rejected.
+    expect(await post(receiver, "traces", twoSpans(service, traceId, parentId, childId))).toEqual({
+      status: 200,
+      text: '{"partialSuccess":{}}',
+    });
 
     const spans = await receiver.spans(service);
     expect(spans.map((s) => s.name)).toEqual(["tools/call run_python", "sandbox.exec"]);
@@ -135,7 +140,7 @@ describe("otlp receiver (real Jaeger v2)", () => {
         },
       ],
     };
-    expect(await post(receiver, "metrics", body)).toEqual({ status: 200, text: "{}" });
+    expect(await post(receiver, "metrics", body)).toEqual({ status: 200, text: '{"partialSuccess":{}}' });
     // No queue in the pipeline: the sink had the export before the receiver answered.
     const metrics = await receiver.metrics(service);
     expect(metrics.map((m) => [m.name, m.type, m.unit, m.temporality])).toEqual([
@@ -148,6 +153,13 @@ describe("otlp receiver (real Jaeger v2)", () => {
       { count: 3, sum: 1.5, bucketCounts: [1, 2, 0], explicitBounds: [0.1, 1], min: 0.05, max: 0.9 },
     ]);
     expect(await receiver.waitForMetrics(service, (m) => m.length === 2, 1000)).toHaveLength(2);
+  });
+
+  test("waitForSpans resolves once spans posted after it started are stored", async () => {
+    const service = `otlp-test-${hex(4)}`;
+    const waiting = receiver.waitForSpans(service, (spans) => spans.length === 2);
+    await post(receiver, "traces", twoSpans(service, hex(16), hex(8), hex(8)));
+    expect((await waiting).map((s) => s.name)).toEqual(["tools/call run_python", "sandbox.exec"]);
   });
 
   test("every port the receiver listens on is bound to 127.0.0.1", () => {
@@ -168,6 +180,61 @@ describe("otlp receiver (real Jaeger v2)", () => {
     expect(listening.length).toBeGreaterThanOrEqual(3); // OTLP HTTP, query HTTP, health at least
     // 0100007F is 127.0.0.1 as /proc/net/tcp prints it (little-endian hex).
     expect(listening.filter((l) => !/^tcp 0100007F:/.test(l))).toEqual([]);
+  });
+});
+
+// What an exporter must get right: the receiver's answers, measured here, so a change of receiver or of
+// its version that alters them shows up in this file.
+describe("what the receiver insists on in OTLP/HTTP JSON", () => {
+  const span = (service: string, over: Record<string, unknown>) => {
+    const body = twoSpans(service, hex(16), hex(8), hex(8));
+    const spans = body.resourceSpans[0]?.scopeSpans[0]?.spans ?? [];
+    Object.assign(spans[1] ?? {}, over);
+    return body;
+  };
+
+  test("ids are hex, not base64 as protobuf's own JSON mapping has them: a base64 id fails the whole request", async () => {
+    const service = `otlp-test-${hex(4)}`;
+    const base64 = Buffer.from(hex(8), "hex").toString("base64");
+    const res = await post(receiver, "traces", span(service, { spanId: base64 }));
+    expect(res.status).toBe(400);
+    expect(res.text).toContain("ID.UnmarshalJSONIter: length mismatch");
+    expect(await receiver.spans(service)).toEqual([]); // the valid parent in the same request is gone too
+  });
+
+  test("a parentSpanId of the wrong length fails the request; an empty one means a root span", async () => {
+    const bad = `otlp-test-${hex(4)}`;
+    expect((await post(receiver, "traces", span(bad, { parentSpanId: hex(4) }))).status).toBe(400);
+    const root = `otlp-test-${hex(4)}`;
+    expect((await post(receiver, "traces", span(root, { parentSpanId: "" }))).status).toBe(200);
+    expect((await receiver.spans(root)).map((s) => s.parentSpanId)).toEqual([undefined, undefined]);
+  });
+
+  test("a span without a traceId is accepted (200) but never stored: the loss is silent", async () => {
+    const service = `otlp-test-${hex(4)}`;
+    const body = twoSpans(service, hex(16), hex(8), hex(8));
+    for (const s of body.resourceSpans[0]?.scopeSpans[0]?.spans ?? []) s.traceId = "";
+    expect((await post(receiver, "traces", body)).status).toBe(200);
+    expect(await receiver.spans(service)).toEqual([]);
+  });
+
+  test("the content type must be application/json (or application/x-protobuf): anything else is 415", async () => {
+    const res = await post(receiver, "traces", twoSpans(`otlp-test-${hex(4)}`, hex(16), hex(8), hex(8)), "text/plain");
+    expect(res.status).toBe(415);
+  });
+});
+
+describe("otlp receiver support without the binary", () => {
+  test("starting it names the script that builds the binary", async () => {
+    const before = process.env.MCP_CODE_EXEC_CACHE;
+    process.env.MCP_CODE_EXEC_CACHE = join(process.env.TMPDIR ?? "/tmp", `no-cache-${hex(4)}`);
+    try {
+      expect(receiverBinary()).toStartWith(process.env.MCP_CODE_EXEC_CACHE);
+      await expect(startOtlpReceiver()).rejects.toThrow("is not built: run `bash scripts/otlp-receiver.sh`");
+    } finally {
+      if (before === undefined) delete process.env.MCP_CODE_EXEC_CACHE;
+      else process.env.MCP_CODE_EXEC_CACHE = before;
+    }
   });
 });
 

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./env.ts";
-import { attributes, micros, parseOrExplain, serviceName, TracesDataSchema } from "./otlp-json.ts";
+import { attributes, durationMicros, micros, parseOrExplain, serviceName, TracesDataSchema } from "./otlp-json.ts";
 import { type ReceivedMetric, startMetricsSink } from "./otlp-metrics.ts";
 import { receiverConfig } from "./otlp-receiver-config.ts";
 
@@ -179,7 +179,6 @@ async function readSpans(query: string, service: string): Promise<ReceivedSpan[]
     if (serviceName(rs.resource) !== service) continue;
     for (const ss of rs.scopeSpans ?? []) {
       for (const s of ss.spans ?? []) {
-        const startUs = micros(s.startTimeUnixNano);
         out.push({
           traceId: s.traceId,
           spanId: s.spanId,
@@ -189,8 +188,8 @@ async function readSpans(query: string, service: string): Promise<ReceivedSpan[]
           attributes: attributes(s.attributes),
           resource: attributes(rs.resource?.attributes),
           scope: { name: ss.scope?.name, version: ss.scope?.version },
-          startUs,
-          durationUs: micros(s.endTimeUnixNano) - startUs,
+          startUs: micros(s.startTimeUnixNano),
+          durationUs: durationMicros(s.startTimeUnixNano, s.endTimeUnixNano),
           status: s.status?.code ? { code: s.status.code, message: s.status.message || undefined } : undefined,
         });
       }
