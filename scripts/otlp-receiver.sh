@@ -50,13 +50,25 @@ work="$CACHE/go/jaeger-$JAEGER_VERSION-module"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-log "building Jaeger $JAEGER_VERSION from the Go module proxy (cold: several minutes, see DEVELOPERS.md)"
+log "building Jaeger $JAEGER_VERSION from the Go module proxy (cold: 5 to 15 minutes on 2 cores, see DEVELOPERS.md)"
 start=$(date +%s)
 go mod init mcp-code-exec.local/otlp-receiver >/dev/null 2>&1
 go mod edit -replace github.com/Shopify/sarama=github.com/Shopify/sarama@v1.33.0
-go get -tool "$JAEGER_MODULE/cmd/jaeger@$JAEGER_VERSION" >&2
-go build -trimpath -ldflags "-s -w" -o "$BIN.tmp" "$JAEGER_MODULE/cmd/jaeger" >&2
-"$BIN.tmp" --help >/dev/null
+if ! go get -tool "$JAEGER_MODULE/cmd/jaeger@$JAEGER_VERSION" >go-get.log 2>&1; then
+  log "go get failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY)):"
+  cat go-get.log >&2
+  exit 1
+fi
+grep -v '^go: \(downloading\|added\|upgraded\|finding\) ' go-get.log >&2 || true # warnings only
+fetched=$(date +%s)
+log "modules fetched in $((fetched - start)) s; compiling"
+go build -trimpath -ldflags "-s -w -X github.com/jaegertracing/jaeger/internal/version.latestVersion=$JAEGER_VERSION" \
+  -o "$BIN.tmp" "$JAEGER_MODULE/cmd/jaeger" >&2
+if ! out=$("$BIN.tmp" --help 2>&1); then
+  log "the built binary does not run:"
+  printf '%s\n' "$out" >&2
+  exit 1
+fi
 mv -f "$BIN.tmp" "$BIN"
-log "built in $(($(date +%s) - start)) s: $(du -h "$BIN" | cut -f1) $BIN"
+log "built in $(($(date +%s) - start)) s (compiling $(($(date +%s) - fetched)) s): $(du -h "$BIN" | cut -f1) $BIN"
 echo "$BIN"

@@ -7,6 +7,8 @@
 #   - podman configured for this kind of host (runc, cgroupfs, runsc registered)
 #   - dockerd started in the background (scripts/start-dockerd.sh)
 #   - npm dependencies (bun install) and the offline sandbox image in podman and docker
+#   - the OTLP receiver the telemetry tests read from (scripts/otlp-receiver.sh: Jaeger v2 built from
+#     the Go module proxy with the machine's Go, cached in /var/cache/mcp-code-exec)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,4 +67,7 @@ log "installing npm dependencies"
 bun install --frozen-lockfile >/dev/null 2>&1 || bun install >/dev/null
 
 bash scripts/build-image.sh
+
+# Cached: ~5 ms when built; on a machine without the cache it compiles for 5 to 15 minutes (DEVELOPERS.md).
+log "OTLP receiver: $(bash scripts/otlp-receiver.sh | tail -1)"
 log "ready"

@@ -7,7 +7,8 @@
  *   - the batch processor: without it (and with no exporter queue) a span is stored before the OTLP
  *     receiver answers the POST, so a test needs no wait after a flush
  *   - the collector's own metrics (a Prometheus listener on 8888): level none opens no port
- * Ports a test never dials (Jaeger's query gRPC) listen on 127.0.0.1:0, an ephemeral port.
+ * Jaeger's query gRPC, which no test dials, cannot be turned off: it listens on 127.0.0.1:0, an ephemeral
+ * port. (The health check's gRPC listener opens only when configured.)
  */
 export interface ReceiverPorts {
   otlpHttp: number;
@@ -47,14 +48,13 @@ extensions:
     enable_tracing: false
     http:
       endpoint: 127.0.0.1:${p.query}
+    # Left out, the query gRPC listens on *:16685, every interface.
     grpc:
       endpoint: 127.0.0.1:0
   healthcheckv2:
     use_v2: true
     http:
       endpoint: 127.0.0.1:${p.health}
-    grpc:
-      endpoint: 127.0.0.1:0
 
 receivers:
   otlp:
