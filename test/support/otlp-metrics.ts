@@ -121,6 +121,7 @@ export function flattenMetrics(body: unknown): ReceivedMetric[] {
 export interface MetricsSink {
   /** http://127.0.0.1:PORT, for the collector's otlphttp exporter. */
   url: string;
+  /** Everything received so far; throws if an export could not be read. */
   received(): ReceivedMetric[];
   waitFor(until: (all: ReceivedMetric[]) => boolean, timeoutMs: number, what: string): Promise<ReceivedMetric[]>;
   close(): void;
@@ -140,7 +141,7 @@ export function startMetricsSink(): MetricsSink {
       try {
         all.push(...flattenMetrics(JSON.parse(new TextDecoder().decode(bytes))));
       } catch (e) {
-        failure = e as Error; // surfaced by waitFor: the collector would only log a 400
+        failure = e as Error; // surfaced by received() and waitFor: the collector would only log an error
       }
       for (const wake of waiters) wake();
       return Response.json({});
@@ -148,7 +149,10 @@ export function startMetricsSink(): MetricsSink {
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
-    received: () => [...all],
+    received() {
+      if (failure) throw failure;
+      return [...all];
+    },
     waitFor(until, timeoutMs, what) {
       return new Promise((resolve, reject) => {
         const check = () => {
