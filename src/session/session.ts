@@ -18,6 +18,10 @@ import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
+import type { SpanContext, Telemetry } from "../telemetry/telemetry.ts";
+import type { PackageInstaller } from "../packages/install.ts";
+import { SessionPackages } from "../packages/session-packages.ts";
+import { moduleNotFoundHint } from "../packages/hint.ts";
 
 export type { RunOutcome } from "./outcome.ts";
 
@@ -33,6 +37,8 @@ export interface RunRequest {
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   /** The MCP client that asked: approval questions, relayed upstream questions, progress. */
   client?: ClientChannel;
+  /** The span of the call that asked (its sandbox start and proxied calls are its children). */
+  trace?: SpanContext;
 }
 
 export interface SessionDeps {
@@ -58,6 +64,9 @@ export interface SessionDeps {
   seccompProfile?: () => string;
   /** Told the engine before each sandbox starts (the app guards its containers against our death). */
   onEngine?: (adapter: Selected["adapter"]) => void;
+  telemetry?: Telemetry;
+  /** Installs (runtime.install): its store is mounted into each sandbox; absent: no installs. */
+  installer?: PackageInstaller;
 }
 
 let sessionCounter = 0;
@@ -80,6 +89,7 @@ export class Session {
   #boxReadyAt = 0;
   #runCounter = 0;
   #approvals = new SessionApprovals();
+  #packages = new SessionPackages();
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
@@ -191,10 +201,11 @@ export class Session {
       this.#lostState = undefined;
       this.#loaded.clear();
       this.#approvals.clear();
+      this.#packages.clear();
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
     this.#clearIdle();
-    const box = await this.#ensure();
+    const box = await this.#ensure(req.trace);
     const waitedMs = performance.now() - started;
     const firstInBox = !this.#boxUsed;
     if (req.signal?.aborted) {
@@ -223,6 +234,8 @@ export class Session {
       client: req.client,
       approvals: this.#approvals,
       holdClock: () => deadline.hold(),
+      trace: req.trace,
+      packages: this.#packages,
     });
     let sessionReset: string | undefined;
     let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
@@ -256,6 +269,8 @@ export class Session {
       this.#gate.endRun();
     }
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
+    const hint = moduleNotFoundHint(outcome.error, this.#deps.installer ? config.packages : undefined, this.#packages.unavailable);
+    if (hint) outcome.notes.push(hint);
     runLog.debug("run trace", {
       wait_ms: round1(waitedMs),
       exec_ms: round1(performance.now() - started - waitedMs),
@@ -268,7 +283,9 @@ export class Session {
   /** What every exec frame carries beside the code: servers to proxy, display limits. */
   #execExtra(): Record<string, unknown> {
     const { config } = this.#deps;
+    const packages = this.#deps.installer ? this.#packages.execSpec(config.packages.always) : undefined;
     return {
+      ...(packages ? { packages } : {}),
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
       display: {
@@ -292,7 +309,7 @@ export class Session {
     return `it reached its lifetime cap of ${formatSeconds(this.#deps.config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`;
   }
 
-  async #ensure(): Promise<Sandbox> {
+  async #ensure(trace?: SpanContext): Promise<Sandbox> {
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     const box = this.#box;
     if (box?.alive && this.#nearLifetimeCap()) {
@@ -301,16 +318,32 @@ export class Session {
       await box.kill(this.#capReason(), { reportLoss: true });
     }
     if (this.#box?.alive) return this.#box;
-    this.#starting ??= this.#start().finally(() => {
-      this.#starting = undefined;
-    });
+    if (!this.#starting) {
+      const span = this.#deps.telemetry?.span("sandbox start", { parent: trace, attributes: { "mcp_code_exec.session": this.id } });
+      this.#starting = this.#start().then(
+        (box) => {
+          span?.set({ "mcp_code_exec.sandbox": box.name });
+          span?.end();
+          return box;
+        },
+        (err: unknown) => {
+          span?.end(err instanceof Error ? err.message : String(err));
+          throw err;
+        },
+      );
+      this.#starting
+        .finally(() => {
+          this.#starting = undefined;
+        })
+        .catch(() => {});
+    }
     return this.#starting;
   }
 
   async #start(): Promise<Sandbox> {
     const { config, log } = this.#deps;
     const t0 = performance.now();
-    const { box, adapter, trace } = await startSandbox({
+    const { box, adapter, trace, packagesUnavailable } = await startSandbox({
       ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
       closed: () => this.#closed,
@@ -325,6 +358,7 @@ export class Session {
       ...prefixed("ms_", trace.phases),
     });
     this.#box = box;
+    this.#packages.unavailable = packagesUnavailable;
     this.#boxReadyAt = performance.now();
     this.#boxUsed = false;
     this.#gate.newSandbox();
