@@ -70,5 +70,7 @@ bash scripts/build-image.sh
 bash scripts/test-wheels.sh
 
 # Cached: ~5 ms when built; on a machine without the cache it compiles for 5 to 15 minutes (DEVELOPERS.md).
-log "OTLP receiver: $(bash scripts/otlp-receiver.sh | tail -1)"
+# An assignment, not an argument of log: a failed build must stop setup (set -e).
+receiver=$(bash scripts/otlp-receiver.sh)
+log "OTLP receiver: $receiver"
 log "ready"
