@@ -7,6 +7,8 @@
 #   - podman configured for this kind of host (runc, cgroupfs, runsc registered)
 #   - dockerd started in the background (scripts/start-dockerd.sh)
 #   - npm dependencies (bun install) and the offline sandbox image in podman and docker
+#   - the OTLP receiver the telemetry tests read from (scripts/otlp-receiver.sh: Jaeger v2 built from
+#     the Go module proxy with the machine's Go, cached in /var/cache/mcp-code-exec)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,4 +68,9 @@ bun install --frozen-lockfile >/dev/null 2>&1 || bun install >/dev/null
 
 bash scripts/build-image.sh
 bash scripts/test-wheels.sh
+
+# Cached: ~5 ms when built; on a machine without the cache it compiles for 5 to 15 minutes (DEVELOPERS.md).
+# An assignment, not an argument of log: a failed build must stop setup (set -e).
+receiver=$(bash scripts/otlp-receiver.sh)
+log "OTLP receiver: $receiver"
 log "ready"
