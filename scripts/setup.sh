@@ -16,12 +16,13 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 # Every Debian package the product, the tests and these scripts use, even those a usual Debian machine
 # has: test/ci/host-packages.test.ts checks each host program against this list (and what it requires).
 #   engines and OCI runtimes: podman (with conmon), runc, docker.io (with containerd), runsc (gVisor)
-#   image build: debootstrap, ca-certificates
+#   image build: debootstrap, ca-certificates (and curl, below)
+#   image registry for the pull and publish tests: docker-registry (the CNCF distribution registry)
 #   tests and scripts: procps (pgrep, pkill, kill), mount, util-linux (unshare, setsid), python3,
 #   nodejs (node, npm), curl, wget, perl (shasum), ruby (the Homebrew formula check), apt, git (a real
 #   repository for the GitHub Copilot CLI test)
 # No init helper (catatonit, tini) is needed: the sandbox brings its own PID 1.
-APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates procps mount util-linux python3 nodejs curl wget perl ruby apt git)
+APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates docker-registry procps mount util-linux python3 nodejs curl wget perl ruby apt git)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -57,6 +58,16 @@ events_logger = "file"
 runc = ["/usr/bin/runc", "/usr/sbin/runc"]
 runsc = ["/usr/bin/runsc", "/usr/sbin/runsc"]
 CONF_EOF
+fi
+
+# The tests run a registry on loopback (test/support/oci-registry.ts) over plain HTTP. docker treats
+# 127.0.0.0/8 as insecure by default; podman needs each host:port named. Debian's package would start
+# one on :5000 under systemd; the tests start their own.
+REG_CONF=/etc/containers/registries.conf.d/50-mcp-code-exec-test-registry.conf
+if [ ! -s "$REG_CONF" ]; then
+  log "marking the test registries on 127.0.0.1:47400-47409 insecure for podman ($REG_CONF)"
+  $SUDO mkdir -p "$(dirname "$REG_CONF")"
+  for port in $(seq 47400 47409); do printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n\n' "$port"; done | $SUDO tee "$REG_CONF" >/dev/null
 fi
 
 bash scripts/start-dockerd.sh

@@ -80,6 +80,8 @@ export class Session {
   #boxReadyAt = 0;
   #runCounter = 0;
   #approvals = new SessionApprovals();
+  /** The calls waiting for this session's sandbox: they hear what a pull of its image is doing. */
+  #pullWatchers = new Set<(message: string) => void>();
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
@@ -194,7 +196,14 @@ export class Session {
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
     this.#clearIdle();
-    const box = await this.#ensure();
+    const watcher = req.client && ((message: string) => req.client!.progress("image", message));
+    if (watcher) this.#pullWatchers.add(watcher);
+    let box: Sandbox;
+    try {
+      box = await this.#ensure();
+    } finally {
+      if (watcher) this.#pullWatchers.delete(watcher);
+    }
     const waitedMs = performance.now() - started;
     const firstInBox = !this.#boxUsed;
     if (req.signal?.aborted) {
@@ -314,6 +323,9 @@ export class Session {
       ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
       closed: () => this.#closed,
+      onPull: (message) => {
+        for (const w of this.#pullWatchers) w(message);
+      },
     });
     this.#deps.metrics && this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
