@@ -93,7 +93,8 @@ function start(adapter: RuntimeAdapter, image: string, deps: { config: Config; l
     },
     (err: unknown) => {
       clearInterval(heartbeat);
-      const error = err instanceof BridgeError ? err : new BridgeError("IMAGE_PULL", String(err), { source: adapter.name, cause: err });
+      const why = err instanceof Error ? err.message : String(err);
+      const error = err instanceof BridgeError ? err : new BridgeError("IMAGE_PULL", why, { source: adapter.name, cause: err });
       let mine = failures.get(adapter);
       if (!mine) failures.set(adapter, (mine = new Map()));
       mine.set(image, { at: Date.now(), error });
