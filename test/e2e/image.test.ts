@@ -69,7 +69,7 @@ describe("image save / load", () => {
     const noImage = await cli(["save", join(DIR, "x.tar"), "--engine", e, "--image", "mcp-code-exec-sandbox:no-such-tag"]);
     expect(noImage.code).toBe(1);
     expect(noImage.stderr).toContain(
-      `[${e}] image mcp-code-exec-sandbox:no-such-tag is not in ${e}, so there is nothing to save: build it`,
+      `[${e}] image mcp-code-exec-sandbox:no-such-tag is not in ${e}, so there is nothing to save: pull it (\`mcp-code-exec image pull\`), build it`,
     );
     expect(existsSync(join(DIR, "x.tar"))).toBe(false);
     writeFileSync(join(DIR, "taken.tar"), "x");
