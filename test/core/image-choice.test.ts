@@ -13,6 +13,7 @@ import type { RuntimeAdapter } from "../../adapters/types.ts";
 import { createApp, type App } from "../../src/app.ts";
 import { DEFAULT_IMAGE } from "../../src/config/env.ts";
 import type { BridgeError } from "../../src/errors.ts";
+import type { ClientChannel } from "../../src/server/client-requests.ts";
 import type { Session } from "../../src/session/session.ts";
 import { localPythonEngine } from "../support/local-python-adapter.ts";
 
@@ -185,4 +186,51 @@ test("MCP_BRIDGE_PULL=never: nothing is pulled; the missing image is named with 
   const { session } = sessionWith([], { MCP_BRIDGE_PULL: "never" }, pull);
   await expect(session.run({ code: "1" })).rejects.toThrow(`image ${DEFAULT} not found`);
   expect(pull.pulls).toEqual([]);
+});
+
+test("a call that comes while the prewarm is pulling joins that pull and hears it at once, then as it goes", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const pulls: string[] = [];
+  const images: string[] = [];
+  const local = localPythonEngine();
+  const adapter: RuntimeAdapter = {
+    ...local.adapter,
+    name: "local-python",
+    async imageExists(image) {
+      return images.includes(image);
+    },
+    async runArgv(spec) {
+      if (images.includes(spec.image)) return local.adapter.runArgv(spec);
+      return ["/bin/sh", "-c", `sleep 0.1; echo 'Error: ${spec.image}: image not known' >&2; exit 125`];
+    },
+    imageHint: (image) => `build or load ${image}`,
+    async pull(image, onLine) {
+      pulls.push(image);
+      onLine("Copying blob 1 of 2");
+      await gate;
+      onLine("Copying blob 2 of 2");
+      images.push(image);
+    },
+  };
+  const home = mkdtempSync(join(tmpdir(), "mcx-image-"));
+  const app = createApp(
+    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR" },
+    home,
+  );
+  const session = app.newSession({ engine: async () => ({ adapter, info: await local.adapter.probe() }) });
+  open.push({ app, session });
+  session.warm();
+  while (pulls.length === 0) await Bun.sleep(10);
+  const heard: string[] = [];
+  const client = { progress: (_key: string, message: string) => heard.push(message) } as unknown as ClientChannel;
+  const call = session.run({ code: "6 * 7", client });
+  while (heard.length === 0) await Bun.sleep(10);
+  expect(heard[0]).toContain(`pulling the sandbox image ${DEFAULT} into local-python (first use;`);
+  expect(heard[0]).toContain("Copying blob 1 of 2");
+  release();
+  expect((await call).value).toBe("42");
+  expect(pulls).toEqual([DEFAULT]);
+  expect(heard.some((m) => m.includes("Copying blob 2 of 2"))).toBe(true);
+  expect(heard.at(-1)).toContain("done; starting the sandbox");
 });
