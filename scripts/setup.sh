@@ -20,9 +20,9 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 #   image registry for the pull and publish tests: docker-registry (the CNCF distribution registry)
 #   tests and scripts: procps (pgrep, pkill, kill), mount, util-linux (unshare, setsid), python3,
 #   nodejs (node, npm), curl, wget, perl (shasum), ruby (the Homebrew formula check), apt, git (a real
-#   repository for the GitHub Copilot CLI test)
+#   repository for the GitHub Copilot CLI test), python3-pip (scripts/test-wheels.sh, the install bench's floor)
 # No init helper (catatonit, tini) is needed: the sandbox brings its own PID 1.
-APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates docker-registry procps mount util-linux python3 nodejs curl wget perl ruby apt git)
+APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates docker-registry procps mount util-linux python3 nodejs curl wget perl ruby apt git python3-pip)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -86,4 +86,5 @@ if ! image_build; then
   log "WARNING: if Debian moved on (see the packages named above), refresh the lock: bash scripts/lock-image.sh, and commit image/*.lock"
   image_build --debian-unlocked
 fi
+bash scripts/test-wheels.sh
 log "ready"

@@ -26,6 +26,7 @@ import { AuditLog, auditPath } from "./audit/audit-log.ts";
 import { helperHeaders } from "./auth/headers-helper.ts";
 import { beginLogin, type LoginStart } from "./auth/login.ts";
 import { VERSION } from "./version.ts";
+import { PackageInstaller } from "./packages/install.ts";
 
 export { VERSION };
 
@@ -95,6 +96,16 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const tokenStore = createTokenStore(config.stateDir);
   let audit: AuditLog | undefined;
   const getAudit = () => (audit ??= new AuditLog({ path: auditPath(config.stateDir), maxBytes: config.auditMaxBytes, log }));
+  let installer: PackageInstaller | undefined;
+  const getInstaller = () =>
+    (installer ??= new PackageInstaller({
+      settings: config.packages,
+      stateDir: config.stateDir,
+      env: processEnv,
+      log,
+      audit: getAudit(),
+      askTimeoutMs: (policy.askTimeout ?? 120) * 1000,
+    }));
   let pool: UpstreamPool | undefined;
   const getPool = () => {
     pool ??= new UpstreamPool({
@@ -134,7 +145,9 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
           metrics,
           audit: getAudit(),
           signIn: (name) => signIn(getPool(), name),
+          installer: getInstaller(),
         }),
+        installer: getInstaller(),
         metrics,
         policy,
         serverBlocked: (name) => getPool().blocked(name)?.message,

@@ -169,6 +169,32 @@ cli
     process.exit((await import("./cli/skills.ts")).skills(action, name, opts));
   });
 
+cli
+  .command(
+    "packages <action> [...requirements]",
+    "Packages for runtime.install: packages add REQ... (fill the wheelhouse on a connected machine), list, verify, gc [--all]",
+  )
+  .option("--wheelhouse <dir>", "add/list/verify: the wheelhouse (default: MCP_BRIDGE_WHEELHOUSE)")
+  .option("--python <version>", "add: the sandbox's Python, e.g. 3.11 (default 3.13)")
+  .option("--platform <platform>", "add: the sandbox's platform as uv names it (default x86_64-manylinux_2_36)")
+  .option("--index <url>", "add: the PEP 503 index to download from (default: MCP_BRIDGE_PACKAGE_INDEX)")
+  .option("--all", "gc: remove the whole store")
+  .option("--json", "list: machine-readable")
+  .example("mcp-code-exec packages add --wheelhouse ./wheels --python 3.11 scikit-learn rich")
+  .action(async (action: string, requirements: string[], opts: Record<string, unknown>) => {
+    const str = (v: unknown) => (v === undefined ? undefined : String(v));
+    process.exit(
+      await (await import("./cli/packages.ts")).packages(action, requirements.map(String), {
+        wheelhouse: str(opts.wheelhouse),
+        python: str(opts.python),
+        platform: str(opts.platform),
+        index: str(opts.index),
+        all: opts.all === true,
+        json: opts.json === true,
+      }),
+    );
+  });
+
 cli.help((sections) => {
   sections.push({
     title: "Environment",

@@ -8,6 +8,7 @@ import { ErrorCode, McpError, type ElicitRequestFormParams, type Tool } from "@m
 import type { RunScope } from "../session/request-gate.ts";
 import type { DecidedBy, ToolRule } from "./decide.ts";
 import { summarizeArgs } from "./summary.ts";
+import { visible } from "./visible.ts";
 
 export const DECISIONS = ["once", "session", "deny"] as const;
 
@@ -119,15 +120,19 @@ export async function askUser(input: AskInput): Promise<Verdict> {
 
 /** The question as the user sees it. */
 export function approvalForm(input: Pick<AskInput, "server" | "tool" | "args" | "rule">): ElicitRequestFormParams {
-  const { server, tool } = input;
+  const { tool } = input;
+  // Names, titles and descriptions come from the upstream server (and the sandbox's code names the
+  // arguments): every one is escaped, so none can forge a line or reorder the text around it.
+  const server = visible(input.server);
+  const name = visible(tool.name);
   const title = tool.title ?? tool.annotations?.title;
   const about = firstSentence(tool.description);
   const lines = [
     "Sandbox code (run_python) wants to call a tool that needs your approval.",
     `Server: ${server}`,
-    `Tool: ${tool.name}${title ? ` (${title})` : ""}`,
-    ...(about ? [`What it does: ${about}`] : []),
-    `Why you are asked: ${input.rule.rule}`,
+    `Tool: ${name}${title ? ` (${visible(title)})` : ""}`,
+    ...(about ? [`What it does (says the server): ${visible(about)}`] : []),
+    `Why you are asked: ${visible(input.rule.rule)}`,
     "Arguments:",
     ...summarizeArgs(input.args)
       .split("\n")
@@ -142,9 +147,9 @@ export function approvalForm(input: Pick<AskInput, "server" | "tool" | "args" | 
         decision: {
           type: "string",
           title: "Allow this call?",
-          description: `once: this call only; session: every call of ${server}/${tool.name} until the session is reset; deny: refuse it`,
+          description: `once: this call only; session: every call of ${server}/${name} until the session is reset; deny: refuse it`,
           enum: [...DECISIONS],
-          enumNames: ["Allow once", `Allow ${server}/${tool.name} for this session`, "Deny"],
+          enumNames: ["Allow once", `Allow ${server}/${name} for this session`, "Deny"],
         },
       },
       required: ["decision"],

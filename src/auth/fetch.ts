@@ -20,11 +20,13 @@ export interface TransportFetchOptions {
   headers: () => Record<string, string>;
   /** The access token a request would carry now (the stored sign-in's), if any. */
   accessToken?: () => string | undefined;
+  /** Sees the headers of each request to the server's origin, before it is sent. */
+  sent?: (headers: Headers) => void;
   base?: FetchLike;
 }
 
 export function transportFetch(serverUrl: string, opts: TransportFetchOptions): FetchLike {
-  const { headers, accessToken, base = fetch } = opts;
+  const { headers, accessToken, sent: onSent, base = fetch } = opts;
   const origin = new URL(serverUrl).origin;
   const refreshes = new Map<string, Promise<Response>>();
   const toServer = async (url: string | URL, init: RequestInit | undefined) => {
@@ -35,6 +37,7 @@ export function transportFetch(serverUrl: string, opts: TransportFetchOptions): 
       for (const [k, v] of Object.entries(extra)) merged.set(k, v);
       sent = { ...init, headers: merged };
     }
+    onSent?.(new Headers(sent?.headers));
     const response = await base(url, sent);
     if (response.status !== 401 || !accessToken) return response;
     const again = new Headers(sent?.headers);
@@ -43,6 +46,7 @@ export function transportFetch(serverUrl: string, opts: TransportFetchOptions): 
     if (!carried || !current || carried === current) return response;
     await response.body?.cancel().catch(() => {});
     again.set("authorization", `Bearer ${current}`);
+    onSent?.(again);
     return base(url, { ...sent, headers: again });
   };
   return (url, init) => {

@@ -22,8 +22,12 @@ export interface RemoteConnection {
 }
 
 export interface UpstreamAuth {
-  /** Prepare a connection to a remote server; runs its headersHelper (throws HeadersHelperError). */
-  connect(entry: ServerEntry): Promise<RemoteConnection>;
+  /**
+   * Prepare a connection to a remote server; runs its headersHelper (throws HeadersHelperError).
+   * `sent` sees the headers of every request to the server's origin (its credentials are then scrubbed
+   * from what the server answers).
+   */
+  connect(entry: ServerEntry, sent?: (headers: Headers) => void): Promise<RemoteConnection>;
 }
 
 export interface UpstreamAuthOptions {
@@ -35,7 +39,7 @@ export interface UpstreamAuthOptions {
 
 export function createUpstreamAuth(opts: UpstreamAuthOptions): UpstreamAuth {
   return {
-    async connect(entry) {
+    async connect(entry, sent) {
       const t = entry.transport;
       if (t.type === "stdio") throw new Error(`server ${entry.name} is not a remote server`);
       const headers = { ...t.headers, ...(await helperHeaders(entry, { env: opts.env, cwd: opts.cwd })) };
@@ -44,7 +48,7 @@ export function createUpstreamAuth(opts: UpstreamAuthOptions): UpstreamAuth {
         ? undefined
         : new StoredOAuthProvider({ name: entry.name, url: t.url, oauth: t.oauth }, opts.store, { kind: "background" }, opts.version);
       return {
-        fetch: transportFetch(t.url, { headers: () => headers, accessToken: authProvider && (() => authProvider.accessToken()) }),
+        fetch: transportFetch(t.url, { headers: () => headers, accessToken: authProvider && (() => authProvider.accessToken()), sent }),
         authProvider,
       };
     },

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { loadConfig } from "../config/env.ts";
 import { homedir } from "node:os";
-import { auditPath, KEEP, type AuditRecord } from "../audit/audit-log.ts";
+import { auditPath, decisionsPath, KEEP, type AuditRecord } from "../audit/audit-log.ts";
 
 export interface AuditOptions {
   follow?: boolean;
@@ -24,7 +24,8 @@ export async function audit(
 ): Promise<number> {
   const config = loadConfig(env, env.HOME || homedir());
   const path = auditPath(config.stateDir);
-  const files = [...Array.from({ length: KEEP }, (_, i) => `${path}.${KEEP - i}`), path].filter((f) => existsSync(f));
+  // The decisions kept from dropped files are older than anything in the rotated files.
+  const files = [decisionsPath(path), ...Array.from({ length: KEEP }, (_, i) => `${path}.${KEEP - i}`), path].filter((f) => existsSync(f));
   let lines = files.flatMap((f) => readFileSync(f, "utf8").split("\n").filter(Boolean));
   if (opts.lines !== undefined) lines = lines.slice(-opts.lines);
   const print = (line: string) => out(`${opts.json ? line : humanLine(line)}\n`);
@@ -97,9 +98,20 @@ export function humanLine(line: string): string {
   } catch {
     return line;
   }
+  const ev = r as unknown as {
+    event?: string;
+    packages?: Array<{ name: string; version: string; sha256: string }>;
+    source?: string;
+    approved_by?: string;
+  };
+  if (ev.event === "install") {
+    const pkgs = (ev.packages ?? []).map((p) => `${p.name}==${p.version} sha256:${String(p.sha256).slice(0, 12)}`).join(", ");
+    return `${r.ts}  ${r.run}  install  ${pkgs || "(nothing)"}  from ${ev.source}  ${r.decision ?? ""} by ${ev.approved_by ?? r.by}  ${r.outcome}`;
+  }
   const wait = r.wait_ms ? `, waited ${formatMs(r.wait_ms)}` : "";
   const decision = r.decision ? `${r.decision} by ${r.by}${r.answer ? ` (${r.answer}${wait})` : ""}` : "no decision";
-  return `${r.ts}  ${r.run} ${r.call}  ${r.server}/${r.tool}  ${decision}  ${r.outcome}  ${formatMs(r.ms)}  args ${String(r.args_sha256).slice(0, 12)}`;
+  const repeated = r.repeated ? `  and ${r.repeated} more like it until ${r.last_ts}` : "";
+  return `${r.ts}  ${r.run} ${r.call}  ${r.server}/${r.tool}  ${decision}  ${r.outcome}  ${formatMs(r.ms)}  args ${String(r.args_sha256).slice(0, 12)}${repeated}`;
 }
 
 function formatMs(ms: number): string {

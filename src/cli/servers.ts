@@ -179,7 +179,9 @@ function trust(name: string): number {
   w(`  ${displayTransport(s.transport)}`);
   if (s.transport.type !== "stdio" && s.transport.headersHelper)
     w(`  and, at each connection, its headersHelper on this computer: ${maskCommandLine(s.transport.headersHelper)}`);
-  w(`Recorded in ${d.trustFile}. If its command, args, env names, url or headersHelper change, it needs approval again.`);
+  w(
+    `Recorded in ${d.trustFile}. If anything in its definition changes (env and header values included), or a file it reads or names in the repository, it needs approval again.`,
+  );
   return 0;
 }
 

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { getLocation, parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { parseDocument } from "yaml";
-import { pruneObject, readPrunedJson, type Keep } from "./json-pruned.ts";
+import { pruneObject, readPrunedJson, type Select } from "./json-pruned.ts";
 import { formatJsonPath } from "./server-schemas.ts";
 
 export type FileFormat = "json" | "toml" | "yaml";
@@ -50,15 +50,19 @@ export function writeConfigText(file: string, text: string, mode: number): void 
   }
 }
 
-/** From this size on, a JSON file read with `keep` is walked for the kept parts instead of parsed whole. */
-export const PRUNED_READ_FROM_BYTES = 1 << 20;
+/**
+ * From this size on, a JSON file read with `select` is walked for the kept parts instead of parsed
+ * whole. Below it JSON.parse is faster at a start (the walk's loops still run unoptimised then): in
+ * fresh processes, 5.8 against 9.6 ms at 1.5 MB, even at 2.6 MB, 32 against 16 ms at 3.7 MB.
+ */
+export const PRUNED_READ_FROM_BYTES = 1 << 21;
 
 /**
  * Read a file holding one object (or mapping/table) at the top level. Missing = ENOENT/ENOTDIR.
- * `keep` (JSON only): the data holds only those parts of the object (json-pruned.ts), and a large file
- * is not parsed whole.
+ * `select` (JSON only): the data holds only those parts of the object (json-pruned.ts), and a large
+ * file is not parsed whole.
  */
-export function readConfigObject(file: string, format: FileFormat, opts: { keep?: Keep } = {}): ReadResult {
+export function readConfigObject(file: string, format: FileFormat, opts: { select?: Select } = {}): ReadResult {
   let text: string;
   try {
     // One look at it says whether it can be read at all and how large it is.
@@ -70,8 +74,8 @@ export function readConfigObject(file: string, format: FileFormat, opts: { keep?
         message: `is ${special}, not a file: not read (a read would wait for whatever writes to it)`,
         unreadable: true,
       };
-    if (opts.keep && format === "json" && st.size >= PRUNED_READ_FROM_BYTES) {
-      const data = readPrunedJson(file, opts.keep);
+    if (opts.select && format === "json" && st.size >= PRUNED_READ_FROM_BYTES) {
+      const data = readPrunedJson(file, opts.select);
       if (data) return { status: "ok", data };
     }
     text = fs.readFileSync(file, "utf8");
@@ -82,7 +86,7 @@ export function readConfigObject(file: string, format: FileFormat, opts: { keep?
     return { status: "error", message: `cannot read file: ${(e as Error).message}`, unreadable: true };
   }
   const r = parseConfigText(text, format);
-  return r.status === "ok" && opts.keep ? { status: "ok", data: pruneObject(r.data, opts.keep) } : r;
+  return r.status === "ok" && opts.select ? { status: "ok", data: pruneObject(r.data, opts.select) } : r;
 }
 
 /**

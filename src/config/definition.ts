@@ -53,11 +53,13 @@ export interface Built {
   warnings: string[];
   /** Problems that make the entry unusable (it is not listed as a server). */
   problems: Array<{ path: PathSegment[]; message: string }>;
+  /** Files whose contents went into it (envFile, `{file:…}`): the approval digest covers them. */
+  filesRead: string[];
 }
 
 /** Substitute, read envFile, and produce the transport. */
 export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegment[], ctx: VarContext): Built {
-  const out: Built = { transport: undefined as unknown as ServerTransport, needs: [], warnings: [], problems: [] };
+  const out: Built = { transport: undefined as unknown as ServerTransport, needs: [], warnings: [], problems: [], filesRead: [] };
   const x = (v: string, where: PathSegment[]) => expandVariables(v, syntax, where, ctx, out);
   const xmap = (m: Record<string, string> | undefined, key: string) => {
     const r: Record<string, string> = {};
@@ -71,6 +73,7 @@ export function buildTransport(def: Definition, syntax: VarSyntax, at: PathSegme
     let envPipe: string | undefined;
     if (def.envFile !== undefined) {
       const file = path.resolve(ctx.fileDir, expandHome(x(def.envFile, [...at, "envFile"]), ctx.home));
+      out.filesRead.push(file);
       const special = specialFile(file);
       if (special === "a named pipe") {
         // 1Password mounts .env files as named pipes and asks the user before each read: read when the

@@ -288,6 +288,44 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
     "Browser command `auth login` opens the sign-in page with (the URL is added last): a command line or a JSON array; `none` only prints the link",
   ),
+  MCP_BRIDGE_INSTALL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["ask", "allow", "deny"]))
+    .describe(
+      "runtime.install() from sandbox code: ask (a download from the package index waits for your approval; the wheelhouse and wheels approved before install at once), allow (downloads without asking) or deny (no installs)",
+    ),
+  MCP_BRIDGE_PACKAGES: globList("MCP_BRIDGE_PACKAGES")
+    .refine((l) => l.length <= 20, "at most 20 packages")
+    .describe(
+      'Packages every session gets before its first run, comma-separated requirements such as "rich,tabulate==0.9.0" (your list counts as your approval of their download)',
+    ),
+  MCP_BRIDGE_WHEELHOUSE: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((p) => isAbsolute(p), "must be an absolute path")
+    .describe("Folder of wheels installs use without asking (fill it with `mcp-code-exec packages add` on a connected machine)"),
+  MCP_BRIDGE_PACKAGE_INDEX: z
+    .string()
+    .trim()
+    .regex(/^https?:\/\/[^\s]+$/, "expected an http(s) URL of a PEP 503 simple index")
+    .describe("PEP 503 simple index installs download from after approval (a devpi or Artifactory mirror works)"),
+  MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS: positiveInt("MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS").describe(
+    "A release younger than this many days is flagged in the approval question",
+  ),
+  MCP_BRIDGE_PACKAGE_MAX_SIZE: bytes("MCP_BRIDGE_PACKAGE_MAX_SIZE").describe(
+    "Largest install: the wheels downloaded, and each wheel once unpacked",
+  ),
+  MCP_BRIDGE_UV: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((p) => isAbsolute(p), "must be an absolute path")
+    .describe(
+      "The uv binary installs resolve with (default: the pinned uv, unpacked into the state dir from the wheelhouse or the index, or uv on PATH)",
+    ),
 } as const;
 
 /** Families of variables named after something the user defines; listed in help and README. */
@@ -359,6 +397,10 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_AUDIT_MAX_SIZE: "10m",
   MCP_BRIDGE_OFFLINE_IMAGE: DEFAULT_IMAGE,
   MCP_BRIDGE_IMAGE_CACHE: "/var/cache/mcp-code-exec",
+  MCP_BRIDGE_INSTALL: "ask",
+  MCP_BRIDGE_PACKAGE_INDEX: "https://pypi.org/simple",
+  MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS: "14",
+  MCP_BRIDGE_PACKAGE_MAX_SIZE: "2g",
 };
 
 export interface Config {
@@ -409,6 +451,18 @@ export interface Config {
   resultCap: number;
   /** Bytes at which audit.jsonl is rotated. */
   auditMaxBytes: number;
+  /** Installs into sessions (src/packages/). */
+  packages: PackageSettings;
+}
+
+export interface PackageSettings {
+  mode: "ask" | "allow" | "deny";
+  always: string[];
+  wheelhouse: string | undefined;
+  index: string;
+  cooldownDays: number;
+  maxBytes: number;
+  uv: string | undefined;
 }
 
 /** One variable's value (set, else its default), parsed; `problem` names the variable and its value. */
@@ -481,6 +535,15 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     browser: values.MCP_BRIDGE_BROWSER as string[] | undefined,
     resultCap: values.MCP_BRIDGE_RESULT_CAP as number,
     auditMaxBytes: values.MCP_BRIDGE_AUDIT_MAX_SIZE as number,
+    packages: {
+      mode: values.MCP_BRIDGE_INSTALL as PackageSettings["mode"],
+      always: (values.MCP_BRIDGE_PACKAGES as string[] | undefined) ?? [],
+      wheelhouse: values.MCP_BRIDGE_WHEELHOUSE as string | undefined,
+      index: values.MCP_BRIDGE_PACKAGE_INDEX as string,
+      cooldownDays: values.MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS as number,
+      maxBytes: values.MCP_BRIDGE_PACKAGE_MAX_SIZE as number,
+      uv: values.MCP_BRIDGE_UV as string | undefined,
+    },
   };
 }
 

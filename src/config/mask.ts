@@ -4,7 +4,7 @@
  */
 import type { ServerTransport } from "./server-entry.ts";
 
-const SECRET_NAME = /token|secret|passw|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|access[-_]?key|session/i;
+export const SECRET_NAME = /token|secret|passw|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|access[-_]?key|session/i;
 export const TOKEN_SHAPE =
   /^(?:gh[pousr]_|github_pat_|sk-|xox[abpr]-|glpat-|AKIA|AIza|eyJ)[\w.-]{6,}$|^(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+=-]{32,}$/;
 
@@ -28,13 +28,43 @@ function maskValue(a: string): string {
   return a;
 }
 
-/** A URL without its password and secret-looking query values. */
+/**
+ * Path segments that look like a key (some services put one in the URL's path: `/mcp/<key>/sse`):
+ * token-shaped, a UUID, or a long run of letters mixed with digits.
+ */
+export function secretPathSegments(pathname: string): string[] {
+  return pathname.split("/").filter((s) => {
+    const d = safeDecode(s);
+    return (
+      TOKEN_SHAPE.test(d) ||
+      /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(d) ||
+      (d.length >= 16 && /\d/.test(d) && /[A-Za-z]/.test(d) && /^[\w+/=.~-]+$/.test(d) && !/^v?\d+(\.\d+)*$/.test(d))
+    );
+  });
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** A URL without its password, secret-looking query values and key-shaped path segments. */
 export function maskUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = "***";
     for (const k of [...u.searchParams.keys()])
-      if (SECRET_NAME.test(k) || /^(key|sig|signature|code)$/i.test(k)) u.searchParams.set(k, "***");
+      if (SECRET_NAME.test(k) || /^(key|sig|signature|code)$/i.test(k) || TOKEN_SHAPE.test(u.searchParams.get(k) ?? ""))
+        u.searchParams.set(k, "***");
+    const secrets = new Set(secretPathSegments(u.pathname));
+    if (secrets.size)
+      u.pathname = u.pathname
+        .split("/")
+        .map((s) => (secrets.has(s) ? "***" : s))
+        .join("/");
     return u.toString();
   } catch {
     return url.replace(/\/\/[^/@\s]*@/, "//***@");

@@ -22,9 +22,10 @@ import type { LookedAt, Scope } from "./looked.ts";
 import { assignAliases } from "./server-alias.ts";
 import { hashTransport, selfReference, type ServerTransport } from "./server-entry.ts";
 import { formatJsonPath, type PathSegment } from "./server-schemas.ts";
-import { envValue } from "./server-sources.ts";
-import { decideTrust, type TrustInfo } from "./trust.ts";
-import { definitionDigest, readTrustStore } from "./trust-store.ts";
+import { envValue, upToRepoRoot } from "./server-sources.ts";
+import { decideTrust, needsApproval, type TrustInfo } from "./trust.ts";
+import { definitionDigest } from "./trust-digest.ts";
+import { readTrustStore } from "./trust-store.ts";
 
 export type { OAuthSettings, ServerTransport } from "./server-entry.ts";
 export { toPythonAlias } from "./server-alias.ts";
@@ -253,7 +254,12 @@ export function discoverServers(opts: DiscoverOptions): Discovery {
       t.type === "stdio" ? { name: c.name, command: [t.command, ...t.args] } : { name: c.name, url: t.url },
     );
     if (refused) return off(refused);
-    const digest = definitionDigest(c.raw);
+    // Only a definition that waits for approval has its files read (the digest binds the approval).
+    const digest = definitionDigest(
+      needsApproval(c.scope)
+        ? { raw: c.raw, transport: t, filesRead: built.filesRead, roots: repositoryRoots(cwd, c.file) }
+        : { raw: c.raw },
+    );
     const trust = decideTrust({ name: c.name, client, scope: c.scope, source: c.file, digest }, { claude, store }, c.approval);
     const notes = [...built.warnings, ...(c.def.notes ?? [])];
     if (c.def.oauth)
@@ -324,4 +330,22 @@ function realpath(p: string): string {
   } catch {
     return path.resolve(p);
   }
+}
+
+/** The folders a repository controls for a definition in `file` used from `cwd`: both, and their repository roots. */
+function repositoryRoots(cwd: string, file: string): string[] {
+  const exists = (p: string) => fs.existsSync(p);
+  const upward = (dir: string) => {
+    const out: string[] = [];
+    for (let d = dir; ; d = path.dirname(d)) {
+      out.push(d);
+      if (path.dirname(d) === d) return out;
+    }
+  };
+  const roots = new Set<string>([cwd]);
+  for (const start of [cwd, path.dirname(file)]) {
+    const { root } = upToRepoRoot(upward(start), exists);
+    roots.add(root ?? start);
+  }
+  return [...roots];
 }

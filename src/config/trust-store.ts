@@ -3,44 +3,26 @@
  * in the "trust" section of our config file with a digest of what would run. A definition whose digest
  * changed since it was approved needs approval again.
  */
-import { sha256Hex } from "../host/hash.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, type ParseError } from "jsonc-parser";
 import { writeConfigText } from "./config-file.ts";
 import * as z from "zod";
 import { setJsonValue } from "./json-edit.ts";
-import { canonicalJson } from "./server-entry.ts";
 
 export const TrustRecordSchema = z.object({
   name: z.string().min(1).describe("Server name as the client's file spells it"),
   file: z.string().min(1).describe("Absolute path of the file that defines it"),
   client: z.string().optional().describe("Client that owns the file"),
-  digest: z.string().min(1).describe("sha256 of command, args, env names, cwd, envFile, url, header names and headersHelper"),
+  digest: z
+    .string()
+    .min(1)
+    .describe("SHA-256 of the definition as written and of the files it reads or names in the repository (config/trust-digest.ts)"),
   approved: z.string().optional().describe("When it was approved (ISO 8601)"),
 });
 export type TrustRecord = z.infer<typeof TrustRecordSchema>;
 
 const TrustSectionSchema = z.object({ servers: z.array(z.unknown()).default([]) }).loose();
-
-/** What one config entry would run, as written (before variable substitution): the input of the digest. */
-export function definitionDigest(raw: Record<string, unknown>): string {
-  const keys = (v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.keys(v).sort() : undefined);
-  const pick = (...names: string[]) => names.map((n) => raw[n]).find((v) => v !== undefined);
-  const shape = {
-    type: pick("type", "transport"),
-    command: pick("command", "cmd"),
-    args: raw.args,
-    envNames: keys(pick("env", "environment", "envs")),
-    envFrom: pick("envFile", "env_vars", "env_keys"),
-    cwd: raw.cwd,
-    url: pick("url", "serverUrl", "httpUrl", "uri"),
-    headerNames: keys(pick("headers", "http_headers")),
-    // A command the bridge runs on the host (absent from most entries, so their digests are unchanged).
-    headersHelper: raw.headersHelper,
-  };
-  return `sha256:${sha256Hex(canonicalJson(shape))}`;
-}
 
 export interface TrustStore {
   file: string;

@@ -7,6 +7,7 @@
 import type { ClaudeCodeSettings } from "./clients/claude-code-settings.ts";
 import type { Scope } from "./looked.ts";
 import { shellWord } from "./mask.ts";
+import { isCurrentDigest } from "./trust-digest.ts";
 import type { TrustStore } from "./trust-store.ts";
 
 export interface TrustInfo {
@@ -40,6 +41,11 @@ const SCOPE_REASON: Partial<Record<Scope, string>> = {
   user: "your own user-level file",
 };
 
+/** Whether a definition from this scope starts only once approved (it comes from a repository). */
+export function needsApproval(scope: Scope): boolean {
+  return SCOPE_REASON[scope] === undefined;
+}
+
 /** Decide one server's trust. `clientApproval` is the client's own record approving it, if any. */
 export function decideTrust(s: TrustSubject, ctx: TrustContext, clientApproval?: ClientApproval): TrustInfo {
   const own = SCOPE_REASON[s.scope];
@@ -54,9 +60,12 @@ export function decideTrust(s: TrustSubject, ctx: TrustContext, clientApproval?:
   }
   if (clientApproval) return { state: "trusted", reason: clientApproval };
   if (record) {
+    const on = record.approved ? ` on ${record.approved.slice(0, 10)}` : "";
     return {
       state: "needs-approval",
-      reason: `its command, args, env names, url or headersHelper changed since you approved it${record.approved ? ` on ${record.approved.slice(0, 10)}` : ""}`,
+      reason: isCurrentDigest(record.digest)
+        ? `its definition, or a file it reads or names in the repository, changed since you approved it${on}`
+        : `you approved it${on} with an older mcp-code-exec, whose approvals did not cover env and header values or the files a definition reads; approve it again`,
       approve,
     };
   }

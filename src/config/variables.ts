@@ -51,6 +51,8 @@ export interface VarContext {
 
 interface Sink {
   needs: Need[];
+  /** Files whose contents became part of a value (the approval digest covers them). */
+  filesRead?: string[];
   warnings: string[];
   problems: Array<{ path: PathSegment[]; message: string }>;
 }
@@ -170,6 +172,7 @@ function vscodeInput(id: string, whole: string, where: string, ctx: VarContext, 
 
 function readValueFile(p: string, whole: string, where: string, ctx: VarContext, sink: Sink): string {
   const file = path.resolve(ctx.fileDir, expandHome(p, ctx.home));
+  sink.filesRead?.push(file);
   try {
     // A named pipe (a secret manager's mount) would hold the bridge's start until something writes to it.
     const special = specialFile(file);

@@ -140,7 +140,12 @@ export class ModernEra implements Transport {
   // --- client -> server
 
   #receive(m: JSONRPCMessage): void {
-    if (!("method" in m)) return this.onmessage?.(m); // a response to one of the server's requests
+    if (!("method" in m)) {
+      // A response to one of the server's requests. A held question is answered only by the retry that
+      // carries its call's requestState; and a modern client was never sent a request to answer.
+      if (this.#questions.has(m.id as RequestId) || (this.#modern() && !this.#legacy)) return;
+      return this.onmessage?.(m);
+    }
     const params = isObj(m.params) ? m.params : undefined;
     const meta = isObj(params?._meta) ? params._meta : undefined;
     const version = meta?.[META_VERSION];

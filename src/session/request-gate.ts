@@ -5,6 +5,7 @@
  */
 import type { SessionApprovals } from "../approvals/remembered.ts";
 import type { Logger } from "../log.ts";
+import type { SessionPackages } from "../packages/session-packages.ts";
 import { PolicyRefusal, type Policy } from "../policy.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
@@ -35,6 +36,8 @@ export interface RunScope {
   readonly approvals: SessionApprovals;
   /** Stop the run's clock while a person is being asked something; call the result once answered. */
   holdClock(): () => void;
+  /** What the session installed (runtime.install); absent where installs are not wired (tests). */
+  readonly packages?: SessionPackages;
 }
 
 export type RequestHandler = (frame: RpcFrame, run: RunScope) => Promise<unknown>;

@@ -18,6 +18,9 @@ import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
+import type { PackageInstaller } from "../packages/install.ts";
+import { SessionPackages } from "../packages/session-packages.ts";
+import { moduleNotFoundHint } from "../packages/hint.ts";
 
 export type { RunOutcome } from "./outcome.ts";
 
@@ -58,6 +61,8 @@ export interface SessionDeps {
   seccompProfile?: () => string;
   /** Told the engine before each sandbox starts (the app guards its containers against our death). */
   onEngine?: (adapter: Selected["adapter"]) => void;
+  /** Installs (runtime.install): its store is mounted into each sandbox; absent: no installs. */
+  installer?: PackageInstaller;
 }
 
 let sessionCounter = 0;
@@ -80,6 +85,7 @@ export class Session {
   #boxReadyAt = 0;
   #runCounter = 0;
   #approvals = new SessionApprovals();
+  #packages = new SessionPackages();
   /** The calls waiting for this session's sandbox: they hear what a pull of its image is doing. */
   #pullWatchers = new Set<(message: string) => void>();
   /** What the pull under way said last (a call that starts waiting hears it at once). */
@@ -195,6 +201,7 @@ export class Session {
       this.#lostState = undefined;
       this.#loaded.clear();
       this.#approvals.clear();
+      this.#packages.clear();
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
     this.#clearIdle();
@@ -237,6 +244,7 @@ export class Session {
       client: req.client,
       approvals: this.#approvals,
       holdClock: () => deadline.hold(),
+      packages: this.#packages,
     });
     let sessionReset: string | undefined;
     let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
@@ -270,6 +278,8 @@ export class Session {
       this.#gate.endRun();
     }
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
+    const hint = moduleNotFoundHint(outcome.error, this.#deps.installer ? config.packages : undefined, this.#packages.unavailable);
+    if (hint) outcome.notes.push(hint);
     runLog.debug("run trace", {
       wait_ms: round1(waitedMs),
       exec_ms: round1(performance.now() - started - waitedMs),
@@ -282,7 +292,9 @@ export class Session {
   /** What every exec frame carries beside the code: servers to proxy, display limits. */
   #execExtra(): Record<string, unknown> {
     const { config } = this.#deps;
+    const packages = this.#deps.installer ? this.#packages.execSpec(config.packages.always) : undefined;
     return {
+      ...(packages ? { packages } : {}),
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
       display: {
@@ -324,7 +336,7 @@ export class Session {
   async #start(): Promise<Sandbox> {
     const { config, log } = this.#deps;
     const t0 = performance.now();
-    const { box, adapter, trace } = await startSandbox({
+    const { box, adapter, trace, packagesUnavailable } = await startSandbox({
       ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
       closed: () => this.#closed,
@@ -345,6 +357,7 @@ export class Session {
       ...prefixed("ms_", trace.phases),
     });
     this.#box = box;
+    this.#packages.unavailable = packagesUnavailable;
     this.#boxReadyAt = performance.now();
     this.#boxUsed = false;
     this.#gate.newSandbox();

@@ -49,8 +49,11 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
     const ts = new Date().toISOString();
     let verdict: Pick<Verdict, "decision" | "by"> & Partial<Verdict> = { decision: "allow", by: "policy" };
     let decided = false;
+    let sent = false;
     let outcome = "ok";
     try {
+      // Every call counts, refused ones too: a flood of calls that fail cannot outrun the budget.
+      run.countToolCall();
       checks.needServer(server);
       // Deny and limit lists first: a denied tool never starts its server and never asks.
       const refusal = ctx.policy && toolRefusal(ctx.policy, server, tool);
@@ -60,7 +63,6 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
         throw Object.assign(refusal, { details: { server, tool, decided_by: "policy" } });
       }
       if (!run.loaded.has(server)) throw checks.notLoaded(server);
-      run.countToolCall();
       // A remote server that wants a sign-in (at connection, or at the call): where the client can show
       // a link, the user signs in there and the step is done again.
       const withSignIn = retryAfterSignIn(ctx.signIn, { server, tool, run, log, askTimeoutMs: askTimeoutMs(ctx) });
@@ -84,6 +86,7 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       if (verdict.decision === "deny") throw denial(server, tool, verdict.by, verdict.why ?? `is refused (${rule.rule})`);
       const upstream = ctx.pool.server(server)!;
       const relay = runRelay(run, server, tool, callId, log, askTimeoutMs(ctx));
+      sent = true;
       const result = await withSignIn(() => upstream.callTool(tool, args, ctx.toolTimeoutMs, run.signal, relay));
       // The result's shape is noted once the reply has gone out.
       if (!def.outputSchema) setImmediate(() => ctx.pool.resultShapes.record(server, tool, shapeOfResult(result)));
@@ -115,7 +118,9 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
           outcome,
           ms: Math.round((performance.now() - t0) * 10) / 10,
         };
-        ctx.audit.write(record, args);
+        // A call that reached no server is counted after its first line in the run (audit-log.ts).
+        if (sent) ctx.audit.write(record, args);
+        else ctx.audit.writeUnsent(record, args, run.signal);
       }
     }
   };

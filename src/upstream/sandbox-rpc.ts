@@ -6,6 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { formatIssues } from "../config/issues.ts";
+import { maskUrl } from "../config/mask.ts";
 import { hasHan, loadForeignWords, loadHanLexicon } from "../docs/search.ts";
 import { argNameMap, pythonIdentifier, renderSignature, renderSummary, renderToolDoc } from "../docs/signature.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
@@ -13,6 +14,7 @@ import { RUNTIME_HELPERS, type RpcMethod } from "../sandbox/protocol.ts";
 import type { RequestHandler, RunScope } from "../session/request-gate.ts";
 import { serverRefusal, toolRefusal } from "../policy.ts";
 import { SkillNameSchema, SkillSchema } from "../skills/store.ts";
+import type { PackageInstaller } from "../packages/install.ts";
 import { SKILLS_SERVER, type UpstreamPool } from "./pool.ts";
 import { askTimeoutMs, createProxiedCall, type ProxiedCallContext } from "./proxied-call.ts";
 import { retryAfterSignIn } from "./sign-in.ts";
@@ -37,9 +39,23 @@ const PARAMS = {
   "skills.save": SkillSchema,
   "skills.get": z.object({ name: SkillNameSchema }),
   "skills.list": z.object({}),
+  "packages.install": z.object({
+    requirements: z.array(z.unknown()).max(64),
+    target: z.object({
+      python: z.string().regex(/^\d+\.\d+(\.\d+)?$/, "not a Python version"),
+      machine: z.string().regex(/^[A-Za-z0-9_]{1,32}$/),
+      libc: z.string().regex(/^[a-z]{1,16}$/),
+      libc_version: z.string().regex(/^[0-9.]{1,16}$/),
+    }),
+    installed: z.array(z.object({ name: z.string().min(1).max(200), version: z.string().min(1).max(100) })).max(5000),
+    config: z.boolean().optional(),
+  }),
 } as const satisfies Record<RpcMethod, z.ZodType>;
 
-export type SandboxRpcContext = ProxiedCallContext;
+export type SandboxRpcContext = ProxiedCallContext & {
+  /** Installs into sessions (src/packages/install.ts); absent: runtime.install() is refused. */
+  installer?: PackageInstaller;
+};
 
 /** The handler of requests from sandbox code; what it knows of the asking run comes with each request. */
 export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
@@ -189,6 +205,20 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     async "skills.list"() {
       return pool.skills.list().map(({ name, description }) => ({ name, description }));
     },
+    async "packages.install"(p, run) {
+      const installer = ctx.installer;
+      const unavailable = !installer
+        ? "installs are not available in this bridge"
+        : run.packages?.unavailable && `installs cannot reach this sandbox: ${run.packages.unavailable}`;
+      if (unavailable) throw new UpstreamError("policy", unavailable, { decided_by: "policy" });
+      try {
+        const result = await installer!.install(p, run);
+        run.packages?.add(result.installed);
+        return result;
+      } finally {
+        if (p.config) run.packages?.alwaysDone();
+      }
+    },
     async capabilities(_p, run) {
       return capabilitySummary(pool, run.loaded);
     },
@@ -207,7 +237,7 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
       // Arguments are left out: after ${VAR} substitution they can hold tokens and passwords.
       ...(t.type === "stdio"
         ? { command: t.command, arg_count: t.args.length, env_keys: Object.keys(t.env) }
-        : { url: redactUrl(t.url), header_keys: Object.keys(t.headers) }),
+        : { url: maskUrl(t.url), header_keys: Object.keys(t.headers) }),
       source: e.source,
       client: e.client,
       scope: e.scope,
@@ -241,17 +271,6 @@ function notLoaded(server: string): UpstreamError {
     `server ${server} is not loaded in this session: call run_python with servers=[${JSON.stringify(server)}] (loaded servers stay loaded for later calls)`,
     { server },
   );
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    for (const k of [...u.searchParams.keys()]) if (/key|token|secret|auth|sig/i.test(k)) u.searchParams.set(k, "***");
-    return u.toString();
-  } catch {
-    return "(invalid url)";
-  }
 }
 
 export function capabilitySummary(pool: UpstreamPool, loaded: ReadonlySet<string>): string {

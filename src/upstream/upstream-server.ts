@@ -27,6 +27,8 @@ import type { ErrorKind } from "../sandbox/protocol.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamProcesses } from "./processes.ts";
 import { Deadline } from "../session/deadline.ts";
+import { CredentialScrubber, TooDeepError } from "./credential-scrub.ts";
+import { gateTransport, NotificationGate } from "./notification-gate.ts";
 import { InFlightCalls, type CallRelay } from "./relay.ts";
 import { CALL_TOOL_RESULT, useLineBuffer } from "./wire-reading.ts";
 
@@ -93,11 +95,16 @@ export class UpstreamServer {
   #overflowed = false;
   /** Calls in flight, so the server's questions, progress and logs reach the run that made them. */
   #inFlight: InFlightCalls;
+  /** The credentials sent to this server, removed from what it sends back. */
+  #scrub = new CredentialScrubber();
+  #refreshing = false;
+  #refreshAgain = false;
 
   constructor(entry: ServerEntry, opts: UpstreamOptions) {
     this.entry = entry;
     this.#opts = opts;
     this.#inFlight = new InFlightCalls(entry.name);
+    this.#scrub.addTransport(entry.transport);
   }
 
   get status(): UpstreamStatus {
@@ -109,16 +116,44 @@ export class UpstreamServer {
   }
 
   get lastError(): string | undefined {
-    return this.#lastError;
+    return this.#lastError && this.#scrub.text(this.#lastError);
   }
 
+  /** One refresh at a time: changes announced during one are taken by one more after it. */
+  async #refreshTools(): Promise<void> {
+    if (this.#refreshing) {
+      this.#refreshAgain = true;
+      return;
+    }
+    this.#refreshing = true;
+    try {
+      do {
+        this.#refreshAgain = false;
+        await this.listTools().catch((err) =>
+          this.#opts.log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }),
+        );
+      } while (this.#refreshAgain && !this.#closed);
+    } finally {
+      this.#refreshing = false;
+    }
+  }
+
+  /** The server's tools (every page), without any credential the bridge sends it. */
   async listTools(): Promise<Tool[]> {
+    try {
+      return await this.#listTools();
+    } catch (err) {
+      throw this.#scrubbed(err);
+    }
+  }
+
+  async #listTools(): Promise<Tool[]> {
     const client = await this.#connect();
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.#opts.connectTimeoutMs });
-      tools.push(...page.tools);
+      tools.push(...this.#scrub.deep(page.tools));
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     this.#opts.onTools(tools);
@@ -132,6 +167,36 @@ export class UpstreamServer {
    * server's question.
    */
   async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    relay?: CallRelay,
+  ): Promise<CallToolResult> {
+    // Whatever comes back, result or error, loses the credentials the bridge sent (credential-scrub.ts).
+    try {
+      return this.#scrub.deep(await this.#callTool(tool, args, timeoutMs, signal, relay));
+    } catch (err) {
+      if (err instanceof TooDeepError)
+        throw new UpstreamError(
+          "protocol",
+          `${this.entry.name}.${tool} returned a result ${err.message}, which the bridge does not pass on`,
+          {
+            server: this.entry.name,
+            tool,
+          },
+        );
+      throw this.#scrubbed(err);
+    }
+  }
+
+  /** `err` with its message scrubbed (the same error object: its class and kind still tell what it was). */
+  #scrubbed(err: unknown): unknown {
+    if (err instanceof Error && !this.#scrub.empty) err.message = this.#scrub.text(err.message);
+    return err;
+  }
+
+  async #callTool(
     tool: string,
     args: Record<string, unknown>,
     timeoutMs: number,
@@ -159,7 +224,7 @@ export class UpstreamServer {
         signal: local.signal,
         onprogress: (p) => {
           deadline.restart();
-          relay?.progress(p);
+          relay?.progress(this.#scrub.deep(p));
         },
       })) as CallToolResult;
     } catch (err) {
@@ -243,14 +308,14 @@ export class UpstreamServer {
     );
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       log.info("upstream tool list changed", { server: this.entry.name });
-      await this.listTools().catch((err) => log.warn("tool list refresh failed", { server: this.entry.name, error: String(err) }));
+      await this.#refreshTools();
     });
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.#inFlight.elicit(req.params, extra.signal));
-    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.#inFlight.sample(req.params, extra.signal));
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.#inFlight.elicit(this.#scrub.deep(req.params), extra.signal));
+    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.#inFlight.sample(this.#scrub.deep(req.params), extra.signal));
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) =>
       this.#inFlight.elicitationComplete(n.params.elicitationId),
     );
-    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => this.#inFlight.log(n.params, log));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => this.#inFlight.log(this.#scrub.deep(n.params), log));
     this.#overflowed = false;
     client.onerror = (err) => {
       // The SDK's stdio transport closes the connection on a message over its buffer.
@@ -261,12 +326,14 @@ export class UpstreamServer {
       if (!this.#closed && this.#status === "running") {
         this.#status = "crashed";
         this.#lastError = `exited${this.#stderrHint()}`;
-        log.warn("upstream server stopped", { server: this.entry.name, stderr: this.#stderr.slice(-500) });
+        log.warn("upstream server stopped", { server: this.entry.name, stderr: this.#scrub.text(this.#stderr.slice(-500)) });
       }
     };
     const t0 = performance.now();
     try {
-      await client.connect(await this.#transport(), { timeout: this.#opts.connectTimeoutMs });
+      // What the server sends unasked is bounded before the SDK handles it (notification-gate.ts).
+      const transport = gateTransport(await this.#transport(), new NotificationGate(this.entry.name, log));
+      await client.connect(transport, { timeout: this.#opts.connectTimeoutMs });
     } catch (err) {
       this.#status = "crashed";
       await client.close().catch(() => {});
@@ -290,6 +357,7 @@ export class UpstreamServer {
     const t = this.entry.transport;
     if (t.type === "stdio") {
       const fromPipe = t.envPipe ? await readEnvPipe(t.envPipe) : {};
+      this.#scrub.addTransport({ ...t, env: fromPipe, args: [] });
       const env: Record<string, string> = { ...getDefaultEnvironment(), ...fromPipe, ...t.env };
       const resolved = resolveServerCommand(t.command, env);
       if (resolved.path) env.PATH = resolved.path;
@@ -338,7 +406,7 @@ export class UpstreamServer {
         : new StreamableHTTPClientTransport(new URL(t.url), { requestInit });
     }
     // Headers reach only the server's origin (through `fetch`); the OAuth tokens only the provider.
-    const { fetch, authProvider } = await this.#opts.auth.connect(this.entry);
+    const { fetch, authProvider } = await this.#opts.auth.connect(this.entry, (headers) => this.#scrub.addHeaders(headers));
     return t.type === "sse"
       ? new SSEClientTransport(new URL(t.url), { fetch, authProvider })
       : new StreamableHTTPClientTransport(new URL(t.url), { fetch, authProvider });

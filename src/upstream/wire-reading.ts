@@ -13,6 +13,7 @@
  * only; a result that is not a CallToolResult fails its call with a message saying what is wrong.
  */
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { RequestIdScanner } from "../server/request-id-scanner.ts";
 
 const NEWLINE = 10;
 
@@ -52,7 +53,7 @@ export class LineBuffer {
       this.#size -= line.length + 1;
       this.#scanChunk = 0;
       this.#scanAt = 0;
-      return parseLine(line.toString("utf8"));
+      return readLine(line);
     }
     this.#scanChunk = Math.max(0, chunks.length - 1);
     this.#scanAt = chunks.length > 0 ? chunks[chunks.length - 1]!.length : 0;
@@ -64,6 +65,26 @@ export class LineBuffer {
     this.#size = 0;
     this.#scanChunk = 0;
     this.#scanAt = 0;
+  }
+}
+
+/**
+ * One line as a message. A line that cannot be read but names the id of an answer becomes an error
+ * answer to that request, so the call waiting for it fails now with the reason instead of at its
+ * timeout; any other unreadable line is an error for that line only.
+ */
+function readLine(line: Buffer): JSONRPCMessage {
+  try {
+    return parseLine(line.toString("utf8"));
+  } catch (err) {
+    const scan = new RequestIdScanner();
+    scan.push(line);
+    if (scan.id === undefined || scan.method !== undefined) throw err;
+    return {
+      jsonrpc: "2.0",
+      id: scan.id,
+      error: { code: -32700, message: `the server's answer could not be read: ${(err as Error).message.slice(0, 200)}` },
+    } as JSONRPCMessage;
   }
 }
 

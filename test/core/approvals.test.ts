@@ -141,7 +141,7 @@ describe("a client that can answer questions (form and URL elicitation, sampling
     expect(q.message).toContain("Tool: delete_note (Delete a note)");
     expect(q.message).toContain("Why you are asked: server interactive marks delete_note destructive (destructiveHint)");
     expect(q.message).toContain('id: "n1"');
-    expect(q.message).toContain("api_key: ***");
+    expect(q.message).toContain("api_key: <secret: 30 characters, masked>");
     expect(q.message).not.toContain("sk-live");
     expect(
       (q as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum,

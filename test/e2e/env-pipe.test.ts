@@ -48,11 +48,14 @@ test("the bridge answers, and `servers` lists the server, without reading the pi
   expect(writer.exitCode).toBeNull(); // still waiting for a reader
 });
 
-test("code that calls the server gets the secrets from the pipe; the definition's env wins", async () => {
+test("the server gets the secrets from the pipe (and code sees them only as removed); the definition's env wins", async () => {
   const r = await bridge.run("e = await mcp_vault.get_env()\n(e.get('VAULT_TOKEN'), e.get('PLAIN'))", {
     servers: ["vault"],
   });
   expect(r.isError).toBe(false);
-  expect(r.text).toContain(`('${TOKEN}', 'from-env')`);
+  // The server got exactly the pipe's token: it comes back as a credential the bridge sent, which
+  // code is never shown (docs/SECURITY.md), in place of the value.
+  expect(r.text).toContain("('[credential removed]', 'from-env')");
+  expect(r.text).not.toContain(TOKEN);
   expect(await writer.exited).toBe(0);
 });

@@ -90,6 +90,12 @@ class Wire {
     return answer;
   }
 
+  /** A message the client sends without waiting for anything. */
+  send(message: Record<string, unknown>): void {
+    this.#proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    this.#proc.stdin.flush();
+  }
+
   async close(): Promise<void> {
     this.#proc.stdin.end();
     await this.#proc.exited;
@@ -188,6 +194,28 @@ describe("protocol revision 2026-07-28", () => {
       inputResponses: { [k]: { action: "accept", content: { confirm: true } } },
     });
     expect(JSON.stringify(confirmed.result!.content)).toContain("accept");
+  }, 120_000);
+
+  test("a bare response with the id shown in inputRequests answers nothing: the call waits for its retry, and a 'session' in it is not remembered", async () => {
+    const code = 'try:\n    await mcp_interactive.delete_note(id="n9")\nexcept Exception as e:\n    print(type(e).__name__, e)';
+    const first = await callPython(w, code);
+    const [key] = Object.keys(first.result!.inputRequests as object);
+    const id = Number(/_(\d+)$/.exec(key!)![1]);
+    const seen = w.seen.length;
+    w.send({ id, result: { action: "accept", content: { decision: "session" } } });
+    // Whatever the bridge did with it shows by the time it answers a request sent after it.
+    await w.request("tools/list", { _meta: meta() });
+    expect(w.seen.slice(seen).filter((m) => m.id !== undefined && m.result?.tools === undefined)).toEqual([]);
+    const declined = await callPython(w, "", {
+      requestState: first.result!.requestState,
+      inputResponses: { [key!]: { action: "decline" } },
+    });
+    expect(JSON.stringify(declined.result!.content)).toContain("denied by the user");
+    // Not allowed for the session: the next call asks again.
+    const next = await callPython(w, code);
+    expect(next.result!.resultType).toBe("input_required");
+    const [k2] = Object.keys(next.result!.inputRequests as object);
+    await callPython(w, "", { requestState: next.result!.requestState, inputResponses: { [k2!]: { action: "decline" } } });
   }, 120_000);
 
   test("two approvals in one run: each retry brings the next question; one left unanswered is asked again", async () => {

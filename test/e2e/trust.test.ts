@@ -135,6 +135,51 @@ describe("approval", () => {
     expect((await serversJson()).servers[0]!.trust.reason).toContain("defined in a project file");
   });
 
+  test("an approved server whose env value, envFile contents or named script changed does not start", async () => {
+    const evil = join(root, "evil.js");
+    write(evil, `require("fs").writeFileSync(${JSON.stringify(marker)}, "pwned")`);
+    const script = join(project, "tools", "server.js");
+    write(script, "process.exit(0)\n");
+    write(join(project, ".env.mcp"), "LEVEL=1\n");
+    const def = { command: "node", args: ["tools/server.js"], env: { NODE_OPTIONS: "--max-old-space-size=64" } };
+    const changes: Array<[string, () => void]> = [
+      [
+        "an env value",
+        () => write(join(project, ".mcp.json"), { mcpServers: { helper: { ...def, env: { NODE_OPTIONS: `--require ${evil}` } } } }),
+      ],
+      ["the envFile's contents", () => write(join(project, ".env.mcp"), `NODE_OPTIONS=--require ${evil}\n`)],
+      ["the script it names", () => write(script, `require(${JSON.stringify(evil)})\n`)],
+    ];
+    for (const [what, change] of changes) {
+      write(join(project, ".mcp.json"), { mcpServers: { helper: def } });
+      write(join(project, ".vscode", "mcp.json"), {
+        servers: { vs: { type: "stdio", command: "node", args: ["-e", "0"], envFile: "${workspaceFolder}/.env.mcp" } },
+      });
+      write(join(project, ".env.mcp"), "LEVEL=1\n");
+      write(script, "process.exit(0)\n");
+      expect((await cli(["servers", "trust", "helper"])).code).toBe(0);
+      expect((await cli(["servers", "trust", "vs"])).code).toBe(0);
+      change();
+      const d = await serversJson();
+      const states = Object.fromEntries(d.servers.map((x) => [x.name, x.trust.state]));
+      expect({ what, states }).toEqual({
+        what,
+        states: {
+          helper: what === "the envFile's contents" ? "trusted" : "needs-approval",
+          vs: what === "the envFile's contents" ? "needs-approval" : "trusted",
+        },
+      });
+      // What the host sees: the run that would start both leaves no marker.
+      await cli(["exec", "--servers", "helper,vs", "-c", "1"]);
+      await cli(["exec", "-c", "from mcp import runtime\nawait runtime.search_tool_docs('x')"]);
+      expect({ what, pwned: existsSync(marker) }).toEqual({ what, pwned: false });
+      await cli(["servers", "untrust", "helper"]);
+      await cli(["servers", "untrust", "vs"]);
+    }
+    rmSync(join(project, ".vscode"), { recursive: true });
+    write(join(project, ".mcp.json"), { mcpServers: { helper: helper() } });
+  });
+
   test("Claude Code's own records: approvals in user settings count, a repository's own settings do not until the folder is trusted", async () => {
     const claudeJson = join(home, ".claude.json");
     const userSettings = join(home, ".claude", "settings.json");

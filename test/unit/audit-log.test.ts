@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { argsDigest, AuditLog, auditPath, type AuditRecord } from "../../src/audit/audit-log.ts";
+import { argsDigest, AuditLog, auditPath, decisionsPath, type AuditRecord } from "../../src/audit/audit-log.ts";
 import { audit, humanLine } from "../../src/cli/audit.ts";
 
 const record = (i: number, extra: Partial<AuditRecord> = {}): Omit<AuditRecord, "args_sha256"> => ({
@@ -49,6 +49,58 @@ describe("audit log", () => {
     expect(existsSync(`${path}.4`)).toBe(false);
     for (const f of [path, `${path}.1`, `${path}.2`]) expect(statSync(f).size).toBeLessThanOrEqual(2_000);
     expect(new Set(all.map((l) => JSON.parse(l).call)).size).toBe(n);
+  });
+
+  test("calls that reached no server: the first of each kind in a run is written, its repeats become one counted line at the run's end", () => {
+    const state = mkdtempSync(join(tmpdir(), "audit-"));
+    const log = new AuditLog({ path: auditPath(state), maxBytes: 1 << 20 });
+    const run = new AbortController();
+    const unknown = (i: number) =>
+      record(i, {
+        server: "nope",
+        decision: undefined,
+        by: undefined,
+        outcome: "unknown_server",
+        ts: `2026-01-02T03:04:${String(i % 60).padStart(2, "0")}.000Z`,
+      });
+    for (let i = 0; i < 5000; i++) log.writeUnsent(unknown(i), { i }, run.signal);
+    log.writeUnsent(record(9, { outcome: "refused", decision: "deny", by: "policy" }), {}, run.signal);
+    log.flush();
+    expect(lines(auditPath(state))).toHaveLength(2);
+    run.abort();
+    log.flush();
+    const all = lines(auditPath(state)).map((l) => JSON.parse(l));
+    expect(all).toHaveLength(3);
+    expect(all[2]).toMatchObject({
+      server: "nope",
+      outcome: "unknown_server",
+      call: "call-0+",
+      repeated: 4999,
+      last_ts: "2026-01-02T03:04:19.000Z",
+    });
+    expect(humanLine(JSON.stringify(all[2]))).toContain("and 4999 more like it until 2026-01-02T03:04:19.000Z");
+    log.close();
+  });
+
+  test("a person's decisions outlive rotation: before the oldest file is dropped, its decision lines move to the decisions file", async () => {
+    const state = mkdtempSync(join(tmpdir(), "audit-"));
+    const path = auditPath(state);
+    const log = new AuditLog({ path, maxBytes: 2_000 });
+    log.write(record(0, { by: "user", answer: "once", tool: "delete_repo" }), {});
+    log.write(record(1, { by: "user", answer: "remembered", tool: "delete_repo" }), {});
+    log.flush();
+    for (let i = 2; i < 400; i++) {
+      log.write(record(i), { i });
+      log.flush();
+    }
+    log.close();
+    expect(existsSync(decisionsPath(path))).toBe(true);
+    expect(lines(decisionsPath(path)).map((l) => JSON.parse(l).call)).toEqual(["call-0"]);
+    expect(statSync(decisionsPath(path)).mode & 0o777).toBe(0o600);
+    const out: string[] = [];
+    await audit({ json: true }, { HOME: state, MCP_BRIDGE_STATE_DIR: state }, (l) => out.push(l));
+    expect(JSON.parse(out[0]!).call).toBe("call-0");
+    expect(out.some((l) => JSON.parse(l).call === "call-399")).toBe(true);
   });
 
   test("the arguments' digest ignores key order", () => {

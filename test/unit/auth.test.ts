@@ -214,7 +214,7 @@ describe("headersHelper and trust (issue 10's model decides)", () => {
     define(`echo '{"X-Other": "1"}'`);
     expect(svc().trust).toMatchObject({
       state: "needs-approval",
-      reason: expect.stringContaining("headersHelper changed since you approved it"),
+      reason: expect.stringContaining("changed since you approved it"),
     });
     await expect(helperHeaders(svc(), ctx)).rejects.toThrow("not trusted");
   });

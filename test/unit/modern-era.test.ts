@@ -195,3 +195,31 @@ test("a call the client cancels is forgotten: an answer that comes anyway is not
   await era.send({ jsonrpc: "2.0", id: toServer.at(-1)!.id, result: { tools: [] } } as JSONRPCMessage);
   expect(toClient).toMatchObject([{ id: 9, result: { tools: [], resultType: "complete" } }]);
 });
+
+test("a bare response carrying a held question's id answers nothing: only the retry with the requestState does", async () => {
+  fromClient({ id: 1, method: "tools/call", params: { name: "run_python", arguments: {}, _meta: meta() } });
+  await answerInit();
+  const inner = toServer[2]!.id;
+  await era.send({ jsonrpc: "2.0", id: 5, method: "elicitation/create", params: { message: "allow?" } } as JSONRPCMessage, {
+    relatedRequestId: inner,
+  });
+  await settle();
+  const asked = toClient.at(-1)!;
+  expect(asked.result.inputRequests).toHaveProperty("elicitation_create_5");
+  const before = toServer.length;
+  // The id shown in inputRequests, answered as if the question had been a request: not passed on.
+  fromClient({ id: 5, result: { action: "accept", content: { decision: "session" } } });
+  fromClient({ id: 99, result: { action: "accept" } });
+  expect(toServer.length).toBe(before);
+  fromClient({
+    id: 2,
+    method: "tools/call",
+    params: {
+      name: "run_python",
+      requestState: asked.result.requestState,
+      inputResponses: { elicitation_create_5: { action: "decline" } },
+      _meta: meta(),
+    },
+  });
+  expect(toServer.at(-1)).toEqual({ jsonrpc: "2.0", id: 5, result: { action: "decline" } });
+});

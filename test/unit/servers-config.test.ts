@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CLIENT_ORDER } from "../../src/config/client-names.ts";
+import { PRUNED_READ_FROM_BYTES } from "../../src/config/config-file.ts";
 import { CLIENT_READERS } from "../../src/config/clients/index.ts";
 import {
   type DiscoverOptions,
@@ -184,7 +185,7 @@ describe("sources", () => {
       };
     projects[`${cwd}-sibling`] = { mcpServers: { sibling: stdio("s") } };
     const big = write(join(home, ".claude.json"), { numStartups: 9, ...small, projects, tipsHistory: { a: 1 } });
-    expect(Bun.file(big).size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(Bun.file(big).size).toBeGreaterThan(PRUNED_READ_FROM_BYTES);
     const d = discover();
     expect(d.problems).toEqual([]);
     expect(d.servers.map((s) => [s.name, s.scope, s.trust.state, s.trust.reason])).toEqual(
@@ -196,17 +197,49 @@ describe("sources", () => {
     expect(d.skipped.map((s) => s.name)).toEqual(["off"]);
   });
 
-  test("a ~/.claude.json of megabytes that is cut short is reported as before, with where", () => {
-    const projects: Record<string, unknown> = { [cwd]: { mcpServers: { local: stdio("l") } } };
-    for (let i = 0; i < 300; i++)
-      projects[join(root, `p-${i}`)] = { history: Array.from({ length: 40 }, () => ({ display: "y".repeat(100) })) };
-    const text = JSON.stringify({ projects }, null, 2);
-    const f = write(join(home, ".claude.json"), text.slice(0, -200));
-    const d = discover();
-    expect(d.servers).toEqual([]);
-    expect(d.problems.map(formatProblem)[0]).toMatch(
-      new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: invalid JSON at line \\d+, column \\d+`),
-    );
+  // A broken ~/.claude.json (a crash mid-write, two sessions writing at once, a zero-filled page) reads
+  // as it always did, whatever its size: a problem that says where, none of its servers, no trust from
+  // it, and the rest of discovery goes on. Each fault is tried in a file of megabytes (walked for the
+  // parts used) and in a small one (parsed whole), which must say the same.
+  describe("a broken ~/.claude.json, large or small", () => {
+    const text = (bulk: number) => {
+      const projects: Record<string, unknown> = { [cwd]: { mcpServers: { local: stdio("l") }, hasTrustDialogAccepted: true } };
+      for (let i = 0; i < bulk; i++)
+        projects[join(root, `p-${i}`)] = { history: Array.from({ length: 40 }, () => ({ display: `y "${i}" \\ ${"y".repeat(100)}` })) };
+      return JSON.stringify({ mcpServers: { user: stdio("u") }, projects, tipsHistory: { a: 1 } }, null, 2);
+    };
+    const faults: Array<[string, (t: string) => string | Uint8Array]> = [
+      ["cut short", (t) => t.slice(0, -200)],
+      ["cut inside the last project's history", (t) => t.slice(0, t.lastIndexOf('"display"') + 20)],
+      ["another session's write appended", (t) => `${t}\n  "numStartups": 3\n}`],
+      ["an unknown escape in another project's history", (t) => t.replace(/\\\\ y/, "\\q y")],
+      ["a raw newline in another project's history", (t) => t.replace(/\\\\ y/, "\n y")],
+      [
+        "a zero-filled page inside other projects' history",
+        (t) => {
+          const b = new TextEncoder().encode(t);
+          const at = t.indexOf('"display"', Math.floor(t.length / 2)) + 12;
+          return b.fill(0, at, at + 40);
+        },
+      ],
+      ["a missing comma between projects", (t) => t.replace(/\n    },\n    "/, '\n    }\n    "')],
+    ];
+    test.each(faults)("%s: a problem with where, no servers from it, the rest read", (_what, breakIt) => {
+      write(join(cwd, ".mcp.json"), { mcpServers: { p: stdio("p-cmd") } });
+      const f = join(home, ".claude.json");
+      const results = [400, 2].map((bulk) => {
+        const broken = breakIt(text(bulk));
+        writeFileSync(f, broken);
+        if (bulk === 400) expect(Bun.file(f).size).toBeGreaterThan(PRUNED_READ_FROM_BYTES);
+        return discover();
+      });
+      for (const d of results) {
+        expect(d.servers.map((s) => [s.name, s.trust.state])).toEqual([["p", "needs-approval"]]);
+        expect(d.problems.map(formatProblem)[0]).toMatch(
+          new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: invalid JSON at line \\d+, column \\d+`),
+        );
+      }
+    });
   });
 
   // 1Password mounts .env files as named pipes and asks the user before each read; a read at discovery

@@ -37,12 +37,22 @@ describe("LineBuffer (the upstream stdio reader)", () => {
     expect((b.readMessage() as { id: number }).id).toBe(1);
   });
 
-  test("a line that is not JSON, or not JSON-RPC, is an error for that line only", () => {
+  test("a line that is not JSON, or not JSON-RPC, is an error for that line only; one that names an answer's id fails that request now", () => {
     const b = new LineBuffer(1 << 20);
-    b.append(Buffer.from(`this is not JSON\n[1,2]\n{"jsonrpc":"1.0","id":1}\n${msg(4)}`));
+    b.append(
+      Buffer.from(
+        `this is not JSON\n[1,2]\n{"jsonrpc":"1.0","id":1}\n{"jsonrpc":"2.0","id":"r7","result":{"content":[{"type":"text","text":"cut\n{"jsonrpc":"2.0","id":9,"method":"x","params":\n${msg(4)}`,
+      ),
+    );
     expect(() => b.readMessage()).toThrow();
     expect(() => b.readMessage()).toThrow(/not a JSON-RPC 2.0 message/);
-    expect(() => b.readMessage()).toThrow(/not a JSON-RPC 2.0 message/);
+    expect(b.readMessage()).toMatchObject({
+      id: 1,
+      error: { code: -32700, message: expect.stringContaining("not a JSON-RPC 2.0 message") },
+    });
+    expect(b.readMessage()).toMatchObject({ id: "r7", error: { code: -32700, message: expect.stringContaining("could not be read") } });
+    // A request from the server that cannot be read is not answered for it.
+    expect(() => b.readMessage()).toThrow();
     expect((b.readMessage() as { id: number }).id).toBe(4);
   });
 

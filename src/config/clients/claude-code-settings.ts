@@ -7,7 +7,7 @@
 import * as path from "node:path";
 import * as fs from "node:fs";
 import { readConfigObject, type ReadResult } from "../config-file.ts";
-import type { Keep } from "../json-pruned.ts";
+import { selectKeys, type Select } from "../json-pruned.ts";
 import { envValue, normalizeDir } from "../server-sources.ts";
 import type { LookedAt } from "../looked.ts";
 
@@ -84,7 +84,7 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
   const configDir = claudeConfigDir(env, home, platform);
   const globalConfig = claudeGlobalConfig(env, home, platform);
   // ~/.claude.json: folder trust, and the per-project lists older versions and `/mcp` write there.
-  const global = readConfigObject(globalConfig, "json", { keep: claudeJsonKeep(cwd) });
+  const global = readConfigObject(globalConfig, "json", { select: claudeJsonSelect(cwd) });
   const out: ClaudeCodeSettings = {
     configDir,
     globalConfig,
@@ -189,9 +189,10 @@ export function readClaudeCodeSettings(ctx: ClaudeSettingsContext): ClaudeCodeSe
 /**
  * The parts of ~/.claude.json anything here reads: the user's `mcpServers`, and of `projects` the
  * entries that may name the folder or one of its parents (as findProjectKey and projectEntries match
- * them, and more: case and trailing separators never count), not the thousands of others.
+ * them, and more: case and trailing separators never count), not the thousands of others. Of those
+ * entries, all but `history` (the prompts typed there, with whatever was pasted: most of the file).
  */
-export function claudeJsonKeep(cwd: string): Keep {
+export function claudeJsonSelect(cwd: string): Select {
   // Case folded on every platform: a superset of what the readers match.
   const loose = (p: string) => normalizeDir(p, "linux").toLowerCase();
   const wanted = new Set<string>();
@@ -208,7 +209,8 @@ export function claudeJsonKeep(cwd: string): Keep {
   } catch {
     // cwd as given
   }
-  return { mcpServers: true, projects: (key) => wanted.has(loose(key)) };
+  const entry: Select = (key) => (key === "history" ? undefined : true);
+  return selectKeys({ mcpServers: true, projects: (key) => (wanted.has(loose(key)) ? entry : undefined) });
 }
 
 interface ProjectEntry {
