@@ -3,15 +3,17 @@
  * What the model's Python has, and what having it costs, through the compiled bridge and a real MCP
  * client. Prints; asserts nothing.
  *   bun bench/packages.ts [--engines podman,docker] [--image IMAGE] [--slim IMAGE] [--offline IMAGE]
- *                         [--rounds 5] [--warm 200] [--only importable,image]
+ *                         [--rounds 5] [--warm 200] [--only importable,image,installs]
  * Sections (--only picks some; each is one function in SECTIONS, so more can be added beside them):
  *   importable: in a fresh session of each image (the default, and the one `image build --offline`
  *     made when --offline names it), how many of image/python-top40.json import, and the share of
  *     LLM-written imports they satisfy (weighted by the list's share_of_llm_answers_pct);
- *   image: the batteries image against the slim one (same base, no packages: the floor), per engine:
+ *   image: the batteries image against the slim one (same base, no packages: the floor): what a pull
+ *     downloads (the compressed layers podman pushes to a registry on loopback), and per engine:
  *     size, cold first call (fresh bridge, prewarm off), warm `print(1)`, and
  *     `import numpy, pandas, matplotlib.pyplot, scipy, sklearn` in a fresh session (wall time of the
- *     call, and the time the imports took inside). Rounds alternate between the two images.
+ *     call, and the time the imports took inside). Rounds alternate between the two images;
+ *   installs: packages added to a running session (bench/package-installs.ts, run as it is).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +21,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startBridge, type BridgeHandle } from "../test/support/bridge.ts";
 import { bridgeEnv, IMAGE, ROOT, SLIM_IMAGE } from "../test/support/env.ts";
+import { OCI_REGISTRY_PORTS, startOciRegistry } from "../test/support/oci-registry.ts";
 import { run } from "../test/support/run.ts";
 import { conditions, HEADER, row, summarize } from "./support.ts";
 
@@ -31,7 +34,7 @@ const { values } = parseArgs({
     offline: { type: "string" },
     rounds: { type: "string", default: "5" },
     warm: { type: "string", default: "200" },
-    only: { type: "string", default: "importable,image" },
+    only: { type: "string", default: "importable,image,installs" },
   },
 });
 const engines = values.engines!.split(",").filter(Boolean);
@@ -123,9 +126,33 @@ async function sizeOf(engine: string, image: string): Promise<number> {
   return Number(r.stdout.trim());
 }
 
+/** What a pull of each image downloads: podman pushes it to a registry on loopback, the manifest lists the layers. */
+async function downloadSizes(images: Record<string, string>): Promise<string> {
+  const registry = await startOciRegistry(OCI_REGISTRY_PORTS.bench);
+  try {
+    const parts: string[] = [];
+    for (const [variant, image] of Object.entries(images)) {
+      const ref = `${registry.host}/bench:${variant}`;
+      const pushed = await run(["podman", "push", "--quiet", image, ref], { env: bridgeEnv() });
+      if (pushed.code !== 0) throw new Error(`podman push failed: ${pushed.stderr}`);
+      const m = (await (
+        await fetch(`http://${registry.host}/v2/bench/manifests/${variant}`, {
+          headers: { accept: "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json" },
+        })
+      ).json()) as { layers: Array<{ size: number }> };
+      parts.push(`${variant} ${(m.layers.reduce((a, l) => a + l.size, 0) / 1e6).toFixed(0)} MB`);
+      await run(["podman", "rmi", ref], { env: bridgeEnv() });
+    }
+    return parts.join(", ");
+  } finally {
+    await registry.stop();
+  }
+}
+
 async function sectionImage(): Promise<void> {
   const images = { batteries: values.image!, slim: values.slim! };
   console.log(`\nthe batteries image against the slim one (goals: size <= 900 MB; cold and warm within 1.2x of slim; imports <= 2 s)`);
+  if (engines.includes("podman")) console.log(`  download (compressed layers): ${await downloadSizes(images)}`);
   for (const engine of engines) {
     const sizes = { batteries: await sizeOf(engine, images.batteries), slim: await sizeOf(engine, images.slim) };
     console.log(
@@ -167,10 +194,20 @@ async function sectionImage(): Promise<void> {
   }
 }
 
+async function sectionInstalls(): Promise<void> {
+  console.log("\ninstalls into a running session (bench/package-installs.ts)");
+  const p = Bun.spawn(["bun", join(ROOT, "bench", "package-installs.ts"), "--engines", engines.join(","), "--runs", String(ROUNDS)], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  if ((await p.exited) !== 0) throw new Error("bench/package-installs.ts failed");
+}
+
 /** The sections, in the order they run; one more is one more entry. */
 const SECTIONS: Record<string, () => Promise<void>> = {
   importable: sectionImportable,
   image: sectionImage,
+  installs: sectionInstalls,
 };
 
 console.log(

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { waitFor } from "./engines.ts";
 
 /** The loopback ports scripts/setup.sh marks insecure for podman; one per suite that runs a registry. */
-export const OCI_REGISTRY_PORTS = { pull: 47400, publish: 47401, unused: 47409 } as const;
+export const OCI_REGISTRY_PORTS = { pull: 47400, bench: 47402, unused: 47409 } as const;
 
 export interface OciRegistry {
   /** host:port, the prefix of the registry's image names. */
