@@ -126,13 +126,15 @@ finish() { # root variant recipe expected tarball
     || die "the check failed in the new root filesystem (see above)"
   rm -rf "$root/tmp/mpl-check"
   tar -C "$root" --numeric-owner --exclude=./tmp/build -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
-  # Tarballs of this variant's other recipes would only waste disk space; none can be used again.
-  find "$CACHE" -maxdepth 1 -name "sandbox-$variant-*.tar" ! -name "${tarball##*/}" -delete
+  # Tarballs of this variant's other recipes would only waste disk space; none can be used again (one
+  # of this recipe that left packages out, or took the mirror's Debian versions, stays beside it).
+  find "$CACHE" -maxdepth 1 -name "sandbox-$variant-*.tar" ! -name "sandbox-$variant-$recipe*" -delete
   log "$variant rootfs: $(du -h "$tarball" | cut -f1) (recipe $recipe)"
 }
 
 TARBALL="$CACHE/sandbox-$VARIANT-$WANT.tar"
-if [ "$FORCE" = 1 ] || [ ! -s "$TARBALL" ]; then
+# Only an engine that lacks the image needs the root filesystem (--save and --push use the engine's copy).
+if [ -n "$todo" ] && { [ "$FORCE" = 1 ] || [ ! -s "$TARBALL" ]; }; then
   command -v debootstrap >/dev/null || die "debootstrap missing: apt-get install debootstrap"
   mkdir -p "$CACHE"
   ROOT=$(mktemp -d "$CACHE/rootfs.XXXXXX")

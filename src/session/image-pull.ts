@@ -43,7 +43,14 @@ export async function pullImage(
   deps: { config: Config; log: Logger; listener?: PullListener },
 ): Promise<void> {
   const failed = failures.get(adapter)?.get(image);
-  if (failed && Date.now() - failed.at < FAILURE_MEMORY_MS) throw failed.error;
+  const ago = failed ? Date.now() - failed.at : Number.POSITIVE_INFINITY;
+  if (failed && ago < FAILURE_MEMORY_MS) {
+    const again = Math.ceil((FAILURE_MEMORY_MS - ago) / 1000);
+    throw new BridgeError("IMAGE_PULL", `${failed.error.message} (${Math.round(ago / 1000)} s ago; pulled again in ${again} s)`, {
+      source: failed.error.source,
+      cause: failed.error,
+    });
+  }
   let mine = pulls.get(adapter);
   if (!mine) pulls.set(adapter, (mine = new Map()));
   let pull = mine.get(image);

@@ -177,7 +177,8 @@ test("a pull that fails: the call is told the engine's reason and every way out;
   expect(err.render()).toBe(
     "[mcp-code-exec] [local-python] image mine:2 is not in local-python, and pulling it failed: manifest unknown: mine:2: build or load mine:2, or set MCP_BRIDGE_IMAGE to an image this engine has",
   );
-  await session.run({ code: "1" }).catch(() => {});
+  const again = (await session.run({ code: "1" }).catch((e: unknown) => e)) as BridgeError;
+  expect(again.message).toMatch(/pulling it failed: manifest unknown: mine:2 \(\d+ s ago; pulled again in \d+ s\)$/);
   expect(pull.pulls).toEqual(["mine:2"]);
 });
 
