@@ -17,6 +17,25 @@ cli.command("run", "Serve MCP over stdio: the one tool run_python").action(async
 });
 
 cli
+  .command("serve", "Serve MCP over stdio, or with --http over Streamable HTTP at /mcp for a team (sign-in, per-user sessions)")
+  .option("--http", "Serve Streamable HTTP instead of stdio")
+  .option("--listen <host:port>", "Where --http listens (default MCP_BRIDGE_HTTP_LISTEN, 127.0.0.1:8931)")
+  .example("MCP_BRIDGE_HTTP_TOKENS=alice=$(openssl rand -hex 24) mcp-code-exec serve --http --listen 0.0.0.0:8931")
+  .action(async (opts: { http?: boolean; listen?: string }) => {
+    if (!opts.http) {
+      if (opts.listen !== undefined)
+        fail(new BridgeError("INVALID_INPUT", "--listen needs --http", { hint: "mcp-code-exec serve --http --listen HOST:PORT" }));
+      await (await import("./cli/serve.ts")).serve();
+      return;
+    }
+    try {
+      await (await import("./http/serve-http.ts")).serveHttp({ listen: opts.listen === undefined ? undefined : String(opts.listen) });
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+cli
   .command("exec [file]", "Run Python once (from -c, a file, or stdin) and print the result")
   .option("-c, --code <code>", "Python source to run")
   .option("-t, --timeout <seconds>", "Timeout in seconds")

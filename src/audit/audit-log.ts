@@ -30,6 +30,8 @@ export const DECISIONS_FILE = "audit.decisions.jsonl";
 export interface AuditRecord {
   /** When the call was made (ISO 8601, UTC). */
   ts: string;
+  /** Who the call was made for, on a bridge serving several users (`token:alice`, `oidc:<subject>`). */
+  principal?: string;
   run: string;
   call: string;
   server: string;

@@ -111,7 +111,7 @@ export function humanLine(line: string): string {
   const wait = r.wait_ms ? `, waited ${formatMs(r.wait_ms)}` : "";
   const decision = r.decision ? `${r.decision} by ${r.by}${r.answer ? ` (${r.answer}${wait})` : ""}` : "no decision";
   const repeated = r.repeated ? `  and ${r.repeated} more like it until ${r.last_ts}` : "";
-  return `${r.ts}  ${r.run} ${r.call}  ${r.server}/${r.tool}  ${decision}  ${r.outcome}  ${formatMs(r.ms)}  args ${String(r.args_sha256).slice(0, 12)}${repeated}`;
+  return `${r.ts}  ${r.principal ? `${r.principal} ` : ""}${r.run} ${r.call}  ${r.server}/${r.tool}  ${decision}  ${r.outcome}  ${formatMs(r.ms)}  args ${String(r.args_sha256).slice(0, 12)}${repeated}`;
 }
 
 function formatMs(ms: number): string {

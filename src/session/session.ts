@@ -18,6 +18,7 @@ import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
+import type { SpanContext, Telemetry } from "../telemetry/telemetry.ts";
 import type { PackageInstaller } from "../packages/install.ts";
 import { SessionPackages } from "../packages/session-packages.ts";
 import { moduleNotFoundHint } from "../packages/hint.ts";
@@ -36,6 +37,8 @@ export interface RunRequest {
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   /** The MCP client that asked: approval questions, relayed upstream questions, progress. */
   client?: ClientChannel;
+  /** The span of the call that asked (its sandbox start and proxied calls are its children). */
+  trace?: SpanContext;
 }
 
 export interface SessionDeps {
@@ -61,6 +64,7 @@ export interface SessionDeps {
   seccompProfile?: () => string;
   /** Told the engine before each sandbox starts (the app guards its containers against our death). */
   onEngine?: (adapter: Selected["adapter"]) => void;
+  telemetry?: Telemetry;
   /** Installs (runtime.install): its store is mounted into each sandbox; absent: no installs. */
   installer?: PackageInstaller;
 }
@@ -212,7 +216,7 @@ export class Session {
     }
     let box: Sandbox;
     try {
-      box = await this.#ensure();
+      box = await this.#ensure(req.trace);
     } finally {
       if (watcher) this.#pullWatchers.delete(watcher);
     }
@@ -244,6 +248,7 @@ export class Session {
       client: req.client,
       approvals: this.#approvals,
       holdClock: () => deadline.hold(),
+      trace: req.trace,
       packages: this.#packages,
     });
     let sessionReset: string | undefined;
@@ -318,7 +323,7 @@ export class Session {
     return `it reached its lifetime cap of ${formatSeconds(this.#deps.config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`;
   }
 
-  async #ensure(): Promise<Sandbox> {
+  async #ensure(trace?: SpanContext): Promise<Sandbox> {
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     const box = this.#box;
     if (box?.alive && this.#nearLifetimeCap()) {
@@ -327,9 +332,25 @@ export class Session {
       await box.kill(this.#capReason(), { reportLoss: true });
     }
     if (this.#box?.alive) return this.#box;
-    this.#starting ??= this.#start().finally(() => {
-      this.#starting = undefined;
-    });
+    if (!this.#starting) {
+      const span = this.#deps.telemetry?.span("sandbox start", { parent: trace, attributes: { "mcp_code_exec.session": this.id } });
+      this.#starting = this.#start().then(
+        (box) => {
+          span?.set({ "mcp_code_exec.sandbox": box.name });
+          span?.end();
+          return box;
+        },
+        (err: unknown) => {
+          span?.end(err instanceof Error ? err.message : String(err));
+          throw err;
+        },
+      );
+      this.#starting
+        .finally(() => {
+          this.#starting = undefined;
+        })
+        .catch(() => {});
+    }
     return this.#starting;
   }
 

@@ -9,6 +9,8 @@ import { localPythonEngine } from "./local-python-adapter.ts";
 export interface LocalSession {
   app: App;
   session: Session;
+  /** Another session on the same local engine (closed with this one). */
+  newSession(): Session;
   home: string;
   /** The local "containers" of this session that are still running. */
   running(): Promise<number>;
@@ -24,14 +26,21 @@ export function localSession(env: Record<string, string> = {}, opts: { cwd?: str
   );
   const engine = localPythonEngine();
   const session = app.newSession({ engine: engine.selected });
+  const more: Session[] = [];
   return {
     app,
     session,
+    newSession() {
+      const s = app.newSession({ engine: engine.selected });
+      more.push(s);
+      return s;
+    },
     home,
     async running() {
       return (await engine.adapter.list("io.mcp-code-exec=1")).filter((c) => c.running).length;
     },
     async close() {
+      await Promise.all(more.map((s) => s.close()));
       await session.close();
       await app.close();
     },
