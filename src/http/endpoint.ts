@@ -120,6 +120,14 @@ export class HttpEndpoint {
     return this.#legacy.handle(req, principal.id, body);
   }
 
+  /**
+   * At a user's Python-session limit: end their least recently used protocol session that nothing uses
+   * now and whose default session `canEnd` lets go with it (sessions.ts); true when one was ended.
+   */
+  reclaim(principal: string, canEnd: (connection: string) => boolean): boolean {
+    return this.#legacy.reclaim(principal, canEnd, "to make room for a new Python session (MCP_BRIDGE_MAX_SESSIONS_PER_USER)");
+  }
+
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
     await this.#legacy.close();

@@ -60,6 +60,8 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
     ttlMs: config.sessionTtlSec * 1000,
     maxPerPrincipal: userSandboxes(config.maxSessionsPerUser, setting<number>(env, "MCP_BRIDGE_USER_MEMORY"), sandboxBytes),
     maxTotal: nodeLimit ? { count: nodeLimit, why: "MCP_BRIDGE_NODE_SANDBOXES" } : nodeSandboxes(sandboxBytes),
+    // A one-shot client that left without ending its protocol session gives its slot back.
+    reclaim: (principal, canEnd) => endpoint?.reclaim(principal, canEnd) ?? false,
     log,
   });
   const rate = new CallRate(setting<number>(env, "MCP_BRIDGE_USER_CALLS_PER_MINUTE") ?? 120);

@@ -11,7 +11,7 @@ import { HTTP_CLIENTS, runInspectorHttp, type HttpClientName } from "./http-clie
 import { STEPS, type Seen } from "./scenario.ts";
 import { BINARY } from "../support/binary.ts";
 import { ENGINES } from "../support/env.ts";
-import { startHttpBridge, type HttpBridge } from "../support/http-bridge.ts";
+import { legacyClient, startHttpBridge, type HttpBridge } from "../support/http-bridge.ts";
 
 const engine = ENGINES[0]!;
 const SLOW = 300_000;
@@ -46,10 +46,11 @@ interface Logged {
 }
 
 /** A bridge of its own for one client: the scenario's upstream `memory` server, one signed-in user. */
-async function bridgeFor(name: string): Promise<{ bridge: HttpBridge; requests: () => Logged[] }> {
+async function bridgeFor(name: string, extra: Record<string, string> = {}): Promise<{ bridge: HttpBridge; requests: () => Logged[] }> {
   const { home, env } = world(`${name}-bridge`, { binary: BINARY, steps: [], engine });
   const bridge = await startHttpBridge({
     ...env,
+    ...extra,
     HOME: home,
     MCP_BRIDGE_HTTP_TOKENS: `${name}=${TOKEN}`,
     MCP_BRIDGE_STRUCTURED_CONTENT: "0",
@@ -151,6 +152,29 @@ test(
       expect(sent.filter((r) => r.method === "tools/call")).toHaveLength(2);
       for (const r of sent) expect({ era: r.era, protocol: r.protocol }).toEqual({ era: "stateless", protocol: "2026-07-28" });
     } finally {
+      await bridge.close();
+    }
+  },
+  SLOW,
+);
+
+test(
+  "one-shot clients that leave without ending their protocol session (the Inspector CLI) are served past the user's limits: the least recently used unused session makes room, a handle in use outlives its session, and a client holding its stream is never taken",
+  async () => {
+    const { bridge } = await bridgeFor("inspector", { MCP_BRIDGE_HTTP_MAX_CONNECTIONS: "3", MCP_BRIDGE_MAX_SESSIONS_PER_USER: "2" });
+    const held = await legacyClient(bridge.url, TOKEN); // holds its standalone SSE stream open while it lives
+    try {
+      expect((await held.run("kept = 'held'")).isError).toBe(false);
+      const once = Array.from({ length: 4 }, (_, i) => ({ label: `once-${i}`, args: { code: "1 + 1" } }));
+      const anonymous = await runInspectorHttp({ url: bridge.url, token: TOKEN, steps: once, carrySession: false });
+      for (const s of anonymous.seen) expect(s.text).toContain("[value] 2");
+      const state = [HTTP_STEPS[0]!, ...Array.from({ length: 4 }, (_, i) => ({ label: `again-${i}`, args: { code: "x + 1" } }))];
+      const carried = await runInspectorHttp({ url: bridge.url, token: TOKEN, steps: state });
+      for (const s of carried.seen.slice(1)) expect(s.text).toContain("[value] 42");
+      expect((await held.run("kept")).text).toContain("'held'");
+      expect(bridge.stderr()).toContain("unused, with no stream open; ended to make room");
+    } finally {
+      await held.close();
       await bridge.close();
     }
   },
