@@ -217,6 +217,28 @@ describe("serve --http with static tokens", () => {
   }, 60_000);
 });
 
+test("a restart loses the sessions' Python state and says so; the audit log and sign-in keep", async () => {
+  const h = home();
+  const env = { ...h.env, MCP_BRIDGE_HTTP_TOKENS: `alice=${ALICE}` };
+  const first = await startHttpBridge(env);
+  const before = await modernRun(first.url, ALICE, "kept = 1\nawait mcp_hostile.echo(x=1)", { servers: ["hostile"] });
+  const handle = before.result.structuredContent?.session as string;
+  expect(await first.close()).toBe(0);
+  const second = await startHttpBridge(env);
+  try {
+    const after = await modernRun(second.url, ALICE, "kept", { session: handle });
+    expect(after.result.structuredContent?.error).toMatchObject({ type: "SessionNotFound" });
+    expect(JSON.stringify(after.result.content)).toContain("a bridge that restarted");
+    // The same token signs in; a new default session works; the audit line from before is there.
+    expect((await modernRun(second.url, ALICE, "'kept' in globals()")).result.structuredContent?.value).toBe("False");
+    const audit = await run([BINARY, "audit", "--json"], { env: bridgeEnv(env) });
+    expect(audit.stdout).toContain('"principal":"token:alice"');
+    expect(audit.stdout).toContain('"tool":"echo"');
+  } finally {
+    await second.close();
+  }
+}, 120_000);
+
 describe("serve --http with an OAuth authorization server", () => {
   let issuer: Issuer;
   let b: HttpBridge;
