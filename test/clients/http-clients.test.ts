@@ -6,11 +6,14 @@
  * speaks over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { world, type ClientRun } from "./clients.ts";
-import { HTTP_CLIENTS, runInspectorHttp, type HttpClientName } from "./http-clients.ts";
+import { HTTP_CLIENTS, runClaudeHttp, runInspectorHttp, type HttpClientName } from "./http-clients.ts";
 import { STEPS, type Seen } from "./scenario.ts";
 import { BINARY } from "../support/binary.ts";
-import { ENGINES } from "../support/env.ts";
+import { ENGINES, ROOT } from "../support/env.ts";
 import { legacyClient, startHttpBridge, type HttpBridge } from "../support/http-bridge.ts";
 
 const engine = ENGINES[0]!;
@@ -175,6 +178,42 @@ test(
       expect(bridge.stderr()).toContain("unused, with no stream open; ended to make room");
     } finally {
       await held.close();
+      await bridge.close();
+    }
+  },
+  SLOW,
+);
+
+test(
+  "claude over HTTP: an approval comes back input_required on its stateless POST, and Claude Code's retry (it cannot ask in -p) finishes the call",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-claude-http-ask-"));
+    const servers = join(dir, "servers.json");
+    const fixture = join(ROOT, "test", "fixtures", "interactive-server.ts");
+    writeFileSync(servers, JSON.stringify({ mcpServers: { interactive: { command: process.execPath, args: [fixture] } } }));
+    const { bridge, requests } = await bridgeFor("claude", { MCP_BRIDGE_CONFIG: servers, MCP_BRIDGE_ASK_TIMEOUT: "20" });
+    try {
+      const steps = [
+        {
+          label: "ask",
+          args: {
+            code: 'try:\n    await mcp_interactive.delete_note(id="z")\nexcept Exception as e:\n    print(type(e).__name__, e)',
+            servers: ["interactive"],
+          },
+        },
+        { label: "after", args: { code: "print(2 + 3)" } },
+      ];
+      const run = await runClaudeHttp({ url: bridge.url, token: TOKEN, steps });
+      const seen = byLabel(run, bridge);
+      expect(seen("ask").text).toContain(
+        "McpPolicyError refused by policy: interactive/delete_note was denied by the user (the question was dismissed)",
+      );
+      expect(seen("after").text).toContain("5");
+      // The asking call was sent twice (the question's answer came with the retry), the next once.
+      const calls = requests().filter((r) => r.method === "tools/call");
+      expect(calls).toHaveLength(3);
+      for (const r of calls) expect(r.era).toBe("stateless");
+    } finally {
       await bridge.close();
     }
   },
