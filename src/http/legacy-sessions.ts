@@ -65,7 +65,7 @@ export class LegacySessions {
       if (!open || open.principal !== principal)
         return notFound("session not found: it ended, or the server restarted; initialize a new one");
       open.lastUsed = performance.now();
-      return track(open, await open.transport.handleRequest(req, body === undefined ? undefined : { parsedBody: body }));
+      return tracked(open, () => open.transport.handleRequest(req, body === undefined ? undefined : { parsedBody: body }));
     }
     if (req.method !== "POST") return notFound("no Mcp-Session-Id: initialize a session first (POST)", 400);
     const count = () => [...this.#open.values()].filter((o) => o.principal === principal).length;
@@ -97,10 +97,10 @@ export class LegacySessions {
     const server = this.#opts.makeServer(principal, connection);
     opened = { transport, server, principal, connection, lastUsed: performance.now(), streams: 0 };
     await server.connect(transport);
-    const response = await transport.handleRequest(req, { parsedBody: body });
+    const response = await tracked(opened, () => transport.handleRequest(req, { parsedBody: body }));
     // Not an initialize the transport accepted: nothing stays open.
     if (!transport.sessionId) await server.close().catch(() => {});
-    return track(opened, response);
+    return response;
   }
 
   /**
@@ -145,10 +145,27 @@ function newSessionId(): string {
     .replace(/=+$/, "");
 }
 
-/** The response, its body counted in `o.streams` while it is open (until it ends or the client goes). */
-function track(o: Open, res: Response): Response {
-  if (!res.body) return res;
+/**
+ * The transport's response to one request, counted in `o.streams` from before the transport sees the
+ * request (its handler may run, and reclaim, before the response is returned) until the response's
+ * body ends or the client goes.
+ */
+async function tracked(o: Open, handle: () => Promise<Response>): Promise<Response> {
   o.streams++;
+  let res: Response;
+  try {
+    res = await handle();
+  } catch (err) {
+    o.streams--;
+    throw err;
+  }
+  if (res.body) return track(o, res, res.body);
+  o.streams--;
+  return res;
+}
+
+/** The response, its body counted in `o.streams` (already taken) until it ends or the client goes. */
+function track(o: Open, res: Response, source: ReadableStream<Uint8Array>): Response {
   let open = true;
   const finish = () => {
     if (!open) return;
@@ -156,7 +173,7 @@ function track(o: Open, res: Response): Response {
     o.streams--;
     o.lastUsed = performance.now();
   };
-  const reader = res.body.getReader();
+  const reader = source.getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(c) {
       try {
