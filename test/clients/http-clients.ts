@@ -172,7 +172,9 @@ export async function runMcporterHttp(o: HttpClientOptions): Promise<ClientRun> 
 
 /**
  * The MCP Inspector's CLI (`mcp-inspector --cli URL --header "Authorization: Bearer …" --method tools/call`),
- * one process per step; `--format json` prints the tool result as the calling agent reads it.
+ * one process per step; `--format json` prints the tool result as the calling agent reads it. It runs
+ * on this machine's Node (20; the package asks for 22.19 but its CLI works): under Bun it waits ~10 s
+ * before it exits.
  * `era`: its `--protocol-era` (legacy is its default for a URL); `carrySession: false` passes no handle.
  */
 export async function runInspectorHttp(
