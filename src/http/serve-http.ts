@@ -60,6 +60,8 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
     ttlMs: config.sessionTtlSec * 1000,
     maxPerPrincipal: userSandboxes(config.maxSessionsPerUser, setting<number>(env, "MCP_BRIDGE_USER_MEMORY"), sandboxBytes),
     maxTotal: nodeLimit ? { count: nodeLimit, why: "MCP_BRIDGE_NODE_SANDBOXES" } : nodeSandboxes(sandboxBytes),
+    // A one-shot client that left without ending its protocol session gives its slot back.
+    reclaim: (principal, canEnd) => endpoint?.reclaim(principal, canEnd) ?? false,
     log,
   });
   const rate = new CallRate(setting<number>(env, "MCP_BRIDGE_USER_CALLS_PER_MINUTE") ?? 120);
@@ -100,7 +102,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   endpoint = new HttpEndpoint({
     auth,
     callbacks,
-    origins: { origins: setting<string[]>(env, "MCP_BRIDGE_HTTP_ORIGINS") ?? [], hosts: loopbackHosts(hostname, server.port) },
+    origins: { origins: setting<string[]>(env, "MCP_BRIDGE_HTTP_ORIGINS") ?? [], hosts: ownHosts(hostname, server.port, resource) },
     makeServer: (principal, connection) =>
       createBridgeServer({
         config,
@@ -162,4 +164,14 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   });
   // The last line on stdout says where: scripts and tests read it.
   process.stdout.write(`${server.origin}/mcp\n`);
+}
+
+/**
+ * The names a loopback listener answers to: its loopback names, and the public one in its resource URL
+ * (a reverse proxy in front that passes the client's Host on sends that). Beyond loopback: any.
+ */
+function ownHosts(hostname: string, port: number, resource: string): string[] {
+  const hosts = loopbackHosts(hostname, port);
+  const publicHost = new URL(resource).host.toLowerCase();
+  return hosts.length && !hosts.includes(publicHost) ? [...hosts, publicHost] : hosts;
 }

@@ -43,6 +43,13 @@ export interface SessionsOptions {
   maxPerPrincipal: number;
   /** Sessions on this node, every principal's together (the node's limit); none when absent. */
   maxTotal?: { count: number; why: string };
+  /**
+   * At the principal's limit: end one of its connections that nothing uses now (no stream open, no
+   * request in flight) and whose default session `canEnd` says may go with it; true when one was ended.
+   * A client that leaves without ending its protocol session (many one-shot CLIs) would otherwise hold
+   * a session slot, and its sandbox, for the whole idle time.
+   */
+  reclaim?: (principal: string, canEnd: (connection: string) => boolean) => boolean;
   log: Logger;
 }
 
@@ -55,6 +62,8 @@ interface Entry {
   defaultFor?: string;
   /** Runs in progress: a session is not expired under a run. */
   busy: number;
+  /** A default session also called by its handle from another connection: it outlives its own. */
+  shared?: boolean;
 }
 
 export interface Resolved {
@@ -105,7 +114,10 @@ export class Sessions {
     }
     if (requested === NEW_SESSION) return this.#use(this.#create(principal), true);
     const entry = this.#byHandle.get(requested);
-    if (entry && entry.principal === principal) return this.#use(entry, false);
+    if (entry && entry.principal === principal) {
+      if (entry.defaultFor !== undefined && entry.defaultFor !== `${principal}\0${connection}`) entry.shared = true;
+      return this.#use(entry, false);
+    }
     const gone = this.#expired.get(requested);
     if (gone && gone.principal === principal)
       throw new SessionError(
@@ -127,7 +139,11 @@ export class Sessions {
     this.#defaults.delete(connection);
     this.#lostDefault.delete(connection);
     const entry = handle ? this.#byHandle.get(handle) : undefined;
-    if (entry) await this.#end(entry, "its connection was closed");
+    if (entry?.shared) {
+      // Called by its handle from elsewhere: it stays, as a session of its own, until it idles out.
+      entry.defaultFor = undefined;
+      this.#opts.log.info("session outlives its connection", { session: entry.handle, principal: entry.principal });
+    } else if (entry) await this.#end(entry, "its connection was closed");
     this.#lostDefault.delete(connection);
   }
 
@@ -169,6 +185,8 @@ export class Sessions {
         "full",
         `this server holds ${total.count} Python sessions, all it has room for (${total.why}); try again in a minute, when an idle one has ended`,
       );
+    // Each reclaim ends one connection whose default session goes with it; bounded by the connections.
+    while (this.count(principal) >= this.#opts.maxPerPrincipal && this.#opts.reclaim?.(principal, (c) => this.#canEnd(principal, c)));
     if (this.count(principal) >= this.#opts.maxPerPrincipal)
       throw new SessionError(
         "limit",
@@ -180,6 +198,13 @@ export class Sessions {
     if (defaultFor !== undefined) this.#defaults.set(defaultFor, handle);
     this.#opts.log.info("session opened", { session: handle, principal });
     return entry;
+  }
+
+  /** Whether ending `connection` would end an idle default session of `principal` (and free its slot). */
+  #canEnd(principal: string, connection: string): boolean {
+    const handle = this.#defaults.get(`${principal}\0${connection}`);
+    const entry = handle ? this.#byHandle.get(handle) : undefined;
+    return entry !== undefined && entry.busy === 0 && !entry.shared;
   }
 
   #use(entry: Entry, created: boolean): Resolved {

@@ -5,7 +5,7 @@ import type { Session } from "../../src/session/session.ts";
 import { SessionError, Sessions } from "../../src/session/sessions.ts";
 
 /** Sessions whose sessions are plain records of being closed (the map's logic is what is tested here). */
-function sessions(opts: { ttlMs?: number; max?: number } = {}) {
+function sessions(opts: { ttlMs?: number; max?: number; reclaim?: ConstructorParameters<typeof Sessions>[0]["reclaim"] } = {}) {
   const made: Array<{ principal: string; closed: boolean }> = [];
   const s = new Sessions({
     make: (principal) => {
@@ -15,6 +15,7 @@ function sessions(opts: { ttlMs?: number; max?: number } = {}) {
     },
     ttlMs: opts.ttlMs ?? 0,
     maxPerPrincipal: opts.max ?? 8,
+    reclaim: opts.reclaim,
     log: silentLogger,
   });
   return { s, made };
@@ -92,5 +93,48 @@ describe("sessions by handle", () => {
     await s.endConnection("alice", "c1");
     expect(made[0]!.closed).toBe(true);
     expect(s.count("alice")).toBe(0);
+  });
+
+  test("at the limit, a connection whose idle default session may go is ended to make room; a busy or shared one is not", async () => {
+    // The connections of alice a client left open without ending them, as serve --http's reclaim sees them.
+    const open = new Set(["c1", "c2", "c3"]);
+    const asked: string[][] = [];
+    let s!: Sessions;
+    ({ s } = sessions({
+      max: 2,
+      reclaim: (principal, canEnd) => {
+        const candidates = [...open].filter(canEnd);
+        asked.push(candidates);
+        const c = candidates[0];
+        if (c === undefined) return false;
+        open.delete(c);
+        void s.endConnection(principal, c);
+        return true;
+      },
+    }));
+    const busy = s.resolve("alice", "c1"); // a run in progress: not released
+    s.resolve("alice", "c2").release();
+    const third = s.resolve("alice", "c3");
+    expect(third.created).toBe(true);
+    expect(asked[0]).toEqual(["c2"]);
+    expect(s.count("alice")).toBe(2);
+    third.release();
+    // c3's default is now also called by its handle from c1: ending c3 would not free it.
+    s.resolve("alice", "c1", third.handle).release();
+    expect(problem(() => s.resolve("alice", "c9"))).toMatchObject({ problem: "limit" });
+    expect(asked.at(-1)).toEqual([]);
+    busy.release();
+  });
+
+  test("a default session also called by its handle from another connection outlives its own connection", async () => {
+    const { s, made } = sessions();
+    const d = s.resolve("alice", "c1");
+    d.release();
+    s.resolve("alice", "c2", d.handle).release();
+    await s.endConnection("alice", "c1");
+    expect(made[0]!.closed).toBe(false);
+    expect(s.resolve("alice", "c2", d.handle).session).toBe(d.session);
+    // c1's next default is a new one.
+    expect(s.resolve("alice", "c1").handle).not.toBe(d.handle);
   });
 });
