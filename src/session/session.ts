@@ -278,7 +278,11 @@ export class Session {
     const hint = moduleNotFoundHint(outcome.error, this.#deps.installer ? config.packages : undefined, this.#packages.unavailable);
     if (hint) outcome.notes.push(hint);
     // A NameError in a new interpreter the result does not already call new (a reset, a loss noted above).
-    const fresh = firstInBox && !lostBefore && !req.reset && freshNameErrorNote(outcome.error, performance.now() - this.#boxReadyAt);
+    const fresh =
+      firstInBox &&
+      !lostBefore &&
+      !req.reset &&
+      freshNameErrorNote(outcome.error, { ageMs: performance.now() - this.#boxReadyAt, firstOfSession: this.#runCounter === 1 });
     if (fresh) outcome.notes.push(fresh);
     if (ending.cancelled && !ending.killed && !sessionReset)
       this.#afterCancel = afterCancelNote({ ranMs: outcome.durationMs, interrupted: true, traceback: ending.frame?.error?.traceback });

@@ -55,6 +55,8 @@ interface Entry {
   defaultFor?: string;
   /** Runs in progress: a session is not expired under a run. */
   busy: number;
+  /** Made ahead of any call (prewarm) and not used yet: its sandbox holds nothing. */
+  spare?: boolean;
 }
 
 export interface Resolved {
@@ -97,13 +99,16 @@ export class Sessions {
       connection = `${principal}\0${connection}`;
       const handle = this.#defaults.get(connection);
       const entry = handle ? this.#byHandle.get(handle) : undefined;
-      if (entry && entry.principal === principal) return this.#use(entry, false);
+      if (entry && entry.principal === principal) {
+        entry.spare = false;
+        return this.#use(entry, false);
+      }
       const fresh = this.#use(this.#create(principal, connection), true);
       const lost = this.#lostDefault.get(connection);
       this.#lostDefault.delete(connection);
       return lost ? { ...fresh, lost } : fresh;
     }
-    if (requested === NEW_SESSION) return this.#use(this.#create(principal), true);
+    if (requested === NEW_SESSION) return this.#use(this.#spare(principal, connection) ?? this.#create(principal), true);
     const entry = this.#byHandle.get(requested);
     if (entry && entry.principal === principal) return this.#use(entry, false);
     const gone = this.#expired.get(requested);
@@ -118,6 +123,23 @@ export class Sessions {
         ? `no session ${requested} is open for you (it may belong to a bridge that restarted, or have ended long ago). Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`
         : `session must be a handle from an earlier result (s_…) or "${NEW_SESSION}"; got ${JSON.stringify(requested.slice(0, 40))}`,
     );
+  }
+
+  /**
+   * Make the connection's default session before its first call and start its sandbox, so that call does
+   * not wait for it. Until some call uses it, a call asking for a new session takes it instead: a client
+   * whose model opens a session per conversation (opencode, told so) still gets the warm sandbox.
+   */
+  prewarm(principal: string, connection: string): void {
+    const key = `${principal}\0${connection}`;
+    if (this.#defaults.has(key)) return;
+    try {
+      const entry = this.#create(principal, key);
+      entry.spare = true;
+      entry.session.warm();
+    } catch (err) {
+      if (!(err instanceof SessionError)) throw err;
+    }
   }
 
   /** The connection ended (a legacy HTTP session's DELETE): its default session ends with it. */
@@ -179,6 +201,17 @@ export class Sessions {
     this.#byHandle.set(handle, entry);
     if (defaultFor !== undefined) this.#defaults.set(defaultFor, handle);
     this.#opts.log.info("session opened", { session: handle, principal });
+    return entry;
+  }
+
+  /** The connection's default session while no call has used it, taken out of that role (see prewarm). */
+  #spare(principal: string, connection: string): Entry | undefined {
+    const key = `${principal}\0${connection}`;
+    const entry = this.#byHandle.get(this.#defaults.get(key) ?? "");
+    if (!entry?.spare || entry.principal !== principal) return undefined;
+    entry.spare = false;
+    entry.defaultFor = undefined;
+    this.#defaults.delete(key);
     return entry;
   }
 

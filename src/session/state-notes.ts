@@ -15,10 +15,17 @@ export function afterCancelNote(c: { ranMs: number; interrupted: boolean; traceb
   return `Note: the client cancelled the previous call after ${formatSeconds(Math.round(c.ranMs / 100) / 10)}; its code was interrupted${where ? ` at ${where}` : ""} and the session kept its variables: what that code assigned before the interrupt is set, the rest did not run.`;
 }
 
-/** A NameError in the first call an interpreter ran: nothing defined before this call can be in it. */
-export function freshNameErrorNote(error: ErrorInfo | undefined, interpreterAgeMs: number): string | undefined {
+/**
+ * A NameError in the first call an interpreter ran: nothing defined before this call can be in it.
+ * `firstOfSession`: the session itself began with this call (a new bridge, a new session), which a model
+ * that remembers earlier calls cannot tell; else an earlier result said why the interpreter was replaced.
+ */
+export function freshNameErrorNote(error: ErrorInfo | undefined, c: { ageMs: number; firstOfSession: boolean }): string | undefined {
   if (error?.type !== "NameError") return undefined;
-  return `Note: this call was the first in a new interpreter (started ${formatSeconds(Math.round(interpreterAgeMs / 1000))} ago), so nothing defined by calls before it is here: a client that started this MCP server again (a new process, a resumed conversation) or another session starts empty. Define what you need again.`;
+  const age = formatSeconds(Math.round(c.ageMs / 1000));
+  if (!c.firstOfSession)
+    return `Note: this call was the first in a new interpreter (started ${age} ago: the one before it ended, as an earlier result said), so nothing defined before it is here. Define what you need again.`;
+  return `Note: this call was the first in a new interpreter (started ${age} ago), so nothing defined by calls before it is here: a client that started this MCP server again (a new process, a resumed conversation) or another session starts empty. Define what you need again.`;
 }
 
 /** `line N` of the run's own code where the interrupt landed (the innermost frame of a `<cell-…>`). */

@@ -80,3 +80,17 @@ test("a NameError in the first call of a new interpreter says nothing from befor
   const other = start().session;
   expect((await other.run({ code: "1 / 0" })).notes).toEqual([]);
 });
+
+test("a NameError after the sandbox was killed points at the earlier result that said so", async () => {
+  const { session } = start();
+  await session.run({ code: "x = 1" });
+  const killed = await session.run({
+    code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)",
+    timeoutSec: 0.5,
+  });
+  expect(killed.sessionReset).toContain("the sandbox was killed");
+  const next = await session.run({ code: "x" });
+  expect(next.error?.type).toBe("NameError");
+  expect(next.notes).toHaveLength(1);
+  expect(next.notes[0]).toContain("the one before it ended, as an earlier result said");
+});
