@@ -6,6 +6,14 @@ import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as z from "zod";
 import { BridgeError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+
+/**
+ * The sandbox image a bridge uses unless told otherwise: the batteries image of this very version
+ * (image/ in the repository), published to GitHub's registry beside the release; a first call pulls
+ * it, `mcp-code-exec image build` makes it from the same pins on a machine without a registry.
+ */
+export const DEFAULT_IMAGE = `ghcr.io/mcp-code-exec/mcp-code-exec-sandbox:${VERSION}`;
 
 const seconds = (name: string) =>
   z
@@ -121,7 +129,15 @@ export const ENV_SCHEMA = {
     .string()
     .trim()
     .min(1)
-    .describe("Sandbox image (unset or the default: the default where the engine has it, else the offline image)"),
+    .describe(
+      "Sandbox image: by default the batteries image of this release (Python 3.13 and the data stack), pulled at first use or made by `image build`",
+    ),
+  MCP_BRIDGE_PULL: z
+    .enum(["missing", "never"])
+    .describe(
+      "Pull the sandbox image when the engine lacks it: missing (at the first start that needs it, its progress sent to the waiting call) or never",
+    ),
+  MCP_BRIDGE_PULL_TIMEOUT: seconds("MCP_BRIDGE_PULL_TIMEOUT").describe("Longest a pull of the sandbox image may take"),
   MCP_BRIDGE_TIMEOUT: seconds("MCP_BRIDGE_TIMEOUT").describe("Default run_python timeout in seconds"),
   MCP_BRIDGE_MAX_TIMEOUT: seconds("MCP_BRIDGE_MAX_TIMEOUT").describe("Largest timeout a call may ask for"),
   MCP_BRIDGE_MEMORY: z
@@ -268,9 +284,13 @@ export const ENV_SCHEMA = {
     .trim()
     .min(1)
     .describe(
-      "Name `image build --offline` gives the image it builds; the sandbox image when MCP_BRIDGE_IMAGE is unset or the default and the engine lacks the default",
+      "Name `image build` gives the image it builds; when another than the default, also the sandbox image on an engine that lacks the default (MCP_BRIDGE_IMAGE unset)",
     ),
-  MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
+  MCP_BRIDGE_IMAGE_CACHE: z
+    .string()
+    .trim()
+    .min(1)
+    .describe("Where `image build` caches the Debian packages, wheels and root filesystem it builds from"),
   MCP_BRIDGE_HTTP_LISTEN: z
     .string()
     .trim()
@@ -394,7 +414,9 @@ export const SETTINGS_FILE_KEYS = {
 export type EnvKey = keyof typeof ENV_SCHEMA;
 
 export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
-  MCP_BRIDGE_IMAGE: "python:3.13-slim",
+  MCP_BRIDGE_IMAGE: DEFAULT_IMAGE,
+  MCP_BRIDGE_PULL: "missing",
+  MCP_BRIDGE_PULL_TIMEOUT: "15m",
   MCP_BRIDGE_TIMEOUT: "30",
   MCP_BRIDGE_MAX_TIMEOUT: "120",
   MCP_BRIDGE_MEMORY: "512m",
@@ -429,7 +451,7 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_TOOL_DEFAULT: "allow",
   MCP_BRIDGE_ASK_TIMEOUT: "120",
   MCP_BRIDGE_AUDIT_MAX_SIZE: "10m",
-  MCP_BRIDGE_OFFLINE_IMAGE: "mcp-code-exec-sandbox:bookworm",
+  MCP_BRIDGE_OFFLINE_IMAGE: DEFAULT_IMAGE,
   MCP_BRIDGE_IMAGE_CACHE: "/var/cache/mcp-code-exec",
   MCP_BRIDGE_HTTP_LISTEN: "127.0.0.1:8931",
   MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM: "sub",
@@ -453,6 +475,9 @@ export interface Config {
    * the user chose another image.
    */
   imageFallback?: string;
+  /** MCP_BRIDGE_PULL: "missing" pulls an image the engine lacks at the first start that needs it. */
+  pull: "missing" | "never";
+  pullTimeoutSec: number;
   timeoutSec: number;
   maxTimeoutSec: number;
   memory: string;
@@ -544,6 +569,8 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
       values.MCP_BRIDGE_IMAGE !== ENV_DEFAULTS.MCP_BRIDGE_IMAGE || values.MCP_BRIDGE_OFFLINE_IMAGE === values.MCP_BRIDGE_IMAGE
         ? undefined
         : (values.MCP_BRIDGE_OFFLINE_IMAGE as string),
+    pull: values.MCP_BRIDGE_PULL as Config["pull"],
+    pullTimeoutSec: values.MCP_BRIDGE_PULL_TIMEOUT as number,
     timeoutSec: timeout as number,
     maxTimeoutSec: max as number,
     memory: values.MCP_BRIDGE_MEMORY as string,

@@ -494,7 +494,7 @@ function startError(deps: SandboxDeps, exit: SandboxExit): BridgeError {
   if (/executable file not found|command that was not found|exec: "?python3"?: /i.test(text)) {
     return new BridgeError("SANDBOX_START", `the image ${image} has no python3 to run: ${lastLines(text)}`, {
       source: engine,
-      hint: "MCP_BRIDGE_IMAGE must name an image with Python 3.9 or later as python3 on its PATH: unset it for the default (python:3.13-slim, or the offline image `mcp-code-exec image build --offline` makes)",
+      hint: "MCP_BRIDGE_IMAGE must name an image with Python 3.9 or later as python3 on its PATH: unset it for the default sandbox image (pulled at first use, or made by `mcp-code-exec image build`)",
     });
   }
   if (deps.spec.ociRuntime && /unknown or invalid runtime name|runtime .* not found|invalid runtime/i.test(text)) {

@@ -93,6 +93,10 @@ export class Session {
   #runCounter = 0;
   #approvals = new SessionApprovals();
   #packages = new SessionPackages();
+  /** The calls waiting for this session's sandbox: they hear what a pull of its image is doing. */
+  #pullWatchers = new Set<(message: string) => void>();
+  /** What the pull under way said last (a call that starts waiting hears it at once). */
+  #pullSaid: string | undefined;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
@@ -208,7 +212,17 @@ export class Session {
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
     this.#clearIdle();
-    const box = await this.#ensure(req.trace);
+    const watcher = req.client && ((message: string) => req.client!.progress("image", message));
+    if (watcher) {
+      this.#pullWatchers.add(watcher);
+      if (this.#starting && this.#pullSaid) watcher(this.#pullSaid);
+    }
+    let box: Sandbox;
+    try {
+      box = await this.#ensure(req.trace);
+    } finally {
+      if (watcher) this.#pullWatchers.delete(watcher);
+    }
     const waitedMs = performance.now() - started;
     const firstInBox = !this.#boxUsed;
     if (req.signal?.aborted) {
@@ -362,6 +376,12 @@ export class Session {
       ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
       closed: () => this.#closed,
+      onPull: (message) => {
+        this.#pullSaid = message;
+        for (const w of this.#pullWatchers) w(message);
+      },
+    }).finally(() => {
+      this.#pullSaid = undefined;
     });
     this.#deps.metrics && this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });

@@ -152,11 +152,11 @@ describe.each(ENGINES)("an image with no python3 on %s", (engine) => {
 describe.each(ENGINES)("limits too small for Python to start, on %s", (engine) => {
   test("the error says which setting and does not blame the image, also where the default image is missing and the offline one is used", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcx-tight-"));
-    // The default image named (as when MCP_BRIDGE_IMAGE is unset): where it is missing, the offline image is used.
+    // The default image (MCP_BRIDGE_IMAGE unset).
     const env = bridgeEnv({
       HOME: dir,
       MCP_BRIDGE_RUNTIME: engine,
-      MCP_BRIDGE_IMAGE: "python:3.13-slim",
+      MCP_BRIDGE_IMAGE: "",
       MCP_BRIDGE_PIDS: "3",
       MCP_BRIDGE_STATE_DIR: join(dir, "state"),
     });
