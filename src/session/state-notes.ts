@@ -10,7 +10,7 @@ import { formatSeconds } from "./outcome.ts";
 /** The note the next run of the session carries after a run the client cancelled. */
 export function afterCancelNote(c: { ranMs: number; interrupted: boolean; traceback?: string }): string {
   if (!c.interrupted)
-    return "Note: the client cancelled the previous call while it waited for the one before it; none of its code ran, and the session's variables are as they were.";
+    return "Note: the client cancelled the previous call before its code started; none of it ran, and the session's variables are as they were.";
   const where = lineOfInterrupt(c.traceback);
   return `Note: the client cancelled the previous call after ${formatSeconds(Math.round(c.ranMs / 100) / 10)}; its code was interrupted${where ? ` at ${where}` : ""} and the session kept its variables: what that code assigned before the interrupt is set, the rest did not run.`;
 }

@@ -59,7 +59,7 @@ test("a run cancelled while it waited never ran, and the next result says so", a
   expect((await queued).cancelled).toBe(true);
   const next = await session.run({ code: "x" });
   expect(next.value).toBe("1");
-  expect(next.notes.join(" ")).toContain("none of its code ran, and the session's variables are as they were");
+  expect(next.notes.join(" ")).toContain("before its code started; none of it ran, and the session's variables are as they were");
 });
 
 test("reset after a cancelled run says only that the interpreter is fresh", async () => {
