@@ -5,6 +5,9 @@
  * bridge under a conversation that remembers variables. The model is a scripted stand-in on loopback.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { OWN_SESSION_HINT } from "../../src/server/instructions.ts";
 import { startAnthropicStub } from "./anthropic-stub.ts";
 import { startConversationsStub, type ModelView, type ScriptedStep } from "./conversations-stub.ts";
@@ -125,9 +128,15 @@ describe("opencode serve: two conversations through one bridge", () => {
   afterAll(() => stub.close());
 
   test(
-    "each keeps its own variables when their calls interleave",
+    "each keeps its own variables when their calls interleave; nothing opencode sends tells them apart",
     async () => {
-      const w = opencodeWorld({ binary: BINARY, steps: [], engine });
+      // What opencode sends the bridge, recorded on its way in.
+      const dir = mkdtempSync(join(tmpdir(), "mcx-opencode-wire-"));
+      const wire = join(dir, "to-bridge.jsonl");
+      const wrapper = join(dir, "bridge");
+      writeFileSync(wrapper, `#!/bin/sh\ntee -a ${wire} | ${BINARY}\n`);
+      chmodSync(wrapper, 0o755);
+      const w = opencodeWorld({ binary: wrapper, steps: [], engine });
       w.useModel(stub.url);
       const server = await opencodeServe(w);
       try {
@@ -150,6 +159,20 @@ describe("opencode serve: two conversations through one bridge", () => {
       expect(handle(alpha("read"))).toBe(handle(alpha("set"))!);
       expect(handle(beta("read"))).toBe(handle(beta("set"))!);
       expect(handle(alpha("set"))).not.toBe(handle(beta("set"))!);
+      // One bridge for both conversations, and no value in a call that says which conversation made it:
+      // the arguments the model wrote and a progress token (the request id). Should opencode ever send
+      // one, the bridge can use it instead of asking the model (instructions.ts).
+      const sent = readFileSync(wire, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id?: number; method?: string; params?: Record<string, unknown> });
+      expect(sent.filter((m) => m.method === "initialize")).toHaveLength(1);
+      const calls = sent.filter((m) => m.method === "tools/call");
+      expect(calls).toHaveLength(4);
+      for (const c of calls) {
+        expect(Object.keys(c.params!).sort()).toEqual(["_meta", "arguments", "name"]);
+        expect(c.params!._meta).toEqual({ progressToken: c.id });
+      }
     },
     SLOW,
   );

@@ -5,7 +5,7 @@
  * HOME; the model is a scripted stand-in for the Anthropic API on loopback (fake: no model service can
  * run here), reached through a provider entry in the same file.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { entryFor } from "../../src/cli/client-targets.ts";
 import { startAnthropicStub, type ModelStub } from "./anthropic-stub.ts";
@@ -13,7 +13,18 @@ import { world, type ClientOptions, type ClientRun } from "./clients.ts";
 import { ROOT } from "../support/env.ts";
 
 // clients.ts imports this file: only functions of it are used here, so neither needs the other at load.
-export const OPENCODE = join(ROOT, "node_modules", ".bin", "opencode");
+export const OPENCODE = opencodeBinary();
+
+/**
+ * opencode-ai's postinstall (bun runs it: the package is on bun's default trusted list) puts the
+ * platform's binary in its bin; without it that file is a script saying so, and the platform package's
+ * own binary is used.
+ */
+function opencodeBinary(): string {
+  const bin = join(ROOT, "node_modules", "opencode-ai", "bin", "opencode.exe");
+  if (existsSync(bin) && statSync(bin).size > 1_000_000) return bin;
+  return join(ROOT, "node_modules", `opencode-${process.platform}-${process.arch}`, "bin", "opencode");
+}
 
 export interface OpencodeOptions extends ClientOptions {
   /** false: an entry written by hand, without `timeout` (opencode then waits 60 s, reset by progress). */
