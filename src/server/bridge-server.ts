@@ -146,6 +146,8 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
       progressToken: request.params._meta?.progressToken,
       sendNotification: extra.sendNotification,
     });
+    // A client that cancelled the call no longer knows its progress token (the SDK's client calls that an error).
+    extra.signal.addEventListener("abort", () => client.end(), { once: true });
     try {
       const run = await resolved.session.run({
         code: args.code,

@@ -34,7 +34,7 @@ export interface ClientChannel {
   readonly output: ((stream: "stdout" | "stderr", text: string) => void) | undefined;
   /** Send what is buffered; call before the result goes out. */
   flush(): Promise<void>;
-  /** The call is over: no more progress (the heartbeat stops). Call on every path, after flush. */
+  /** The call is over, or the client gave up on it: no more progress (the heartbeat stops). Call on every path, after flush. */
   end(): void;
 }
 
@@ -97,6 +97,7 @@ export function progressSender(
   const started = performance.now();
   let chain: Promise<void> = Promise.resolve();
   const emit = (message: string, lines: number) => {
+    if (ended) return chain;
     progress += lines;
     chain = chain.then(() =>
       send({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {}),

@@ -49,12 +49,14 @@ test("a silent run sends a heartbeat; output resets it; progress only grows", as
   p.end();
 });
 
-test("nothing is sent once the call has ended", async () => {
+test("nothing is sent once the call has ended (or the client gave up on it)", async () => {
   const r = recorder();
   const p = progressSender("tok", r.send, { heartbeatMs: 20 });
   await r.until(1);
   p.end();
   const before = r.sent.length;
+  p.push("stdout", "late output\n");
+  await p.flush();
   // Several heartbeat periods: none may come (the call's result has gone out).
   await Bun.sleep(150);
   expect(r.sent.length).toBe(before);
