@@ -34,10 +34,10 @@ test(
     const stub = startAnthropicStub([{ label: "text", args: { code: "41 + 1" } }]);
     try {
       w.useModel(stub.url);
-      const list = await w.run(["mcp", "list"]);
+      const list = await w.opencode(["mcp", "list"]);
       // biome-ignore lint/suspicious/noControlCharactersInRegex: its colours, printed whatever NO_COLOR says
       expect(`${list.stdout}${list.stderr}`.replace(/\x1b\[[\d;]*m/g, "")).toMatch(/✓ code-exec\s+connected/);
-      const r = await w.run(["run", "Use run_python."]);
+      const r = await w.opencode(["run", "Use run_python."]);
       expect(labelled(stub.seen, r.stderr)("text").text).toBe("[value] 42");
       const { system } = (stub.requests.at(-1) as { body: { system: Array<{ text: string }> } }).body;
       const prompt = system.map((b) => b.text).join("\n");
@@ -93,9 +93,9 @@ test(
     });
     try {
       w.useModel(stub.url);
-      const first = await w.run(["run", "Use run_python."]);
+      const first = await w.opencode(["run", "Use run_python."]);
       expect(first.code).toBe(0);
-      const second = await w.run(["run", "--continue", "Go on."]);
+      const second = await w.opencode(["run", "--continue", "Go on."]);
       const seen = labelled(stub.byConversation.get("Use run_python") ?? [], second.stderr);
       expect(seen("set").text).toBe("(no output)");
       const read = seen("read").text;

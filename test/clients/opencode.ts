@@ -39,7 +39,7 @@ export interface OpencodeWorld {
   /** Point the provider at this model stand-in (rewrites the config file). */
   useModel(url: string): void;
   /** `opencode ARGS...` in the project; resolves when it exits. */
-  run(args: string[], timeoutMs?: number): Promise<{ code: number; stdout: string; stderr: string }>;
+  opencode(args: string[], timeoutMs?: number): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
 export function opencodeWorld(o: OpencodeOptions): OpencodeWorld {
@@ -79,7 +79,7 @@ export function opencodeWorld(o: OpencodeOptions): OpencodeWorld {
       };
       writeFileSync(join(home, ".config", "opencode", "opencode.json"), JSON.stringify(config, null, 2));
     },
-    async run(args, timeoutMs = 240_000) {
+    async opencode(args, timeoutMs = 240_000) {
       const proc = Bun.spawn([OPENCODE, ...args], { env, cwd: project, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
       const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
       const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
@@ -95,7 +95,7 @@ export async function runOpencode(o: OpencodeOptions): Promise<ClientRun> {
   const stub: ModelStub = startAnthropicStub(o.steps);
   try {
     w.useModel(stub.url);
-    const r = await w.run(["run", "--print-logs", "Use run_python."]);
+    const r = await w.opencode(["run", "--print-logs", "Use run_python."]);
     return { seen: stub.seen, code: r.code, stdout: r.stdout, stderr: r.stderr, home: w.home, requests: stub.requests };
   } finally {
     stub.close();
