@@ -22,6 +22,7 @@ import type { SpanContext, Telemetry } from "../telemetry/telemetry.ts";
 import type { PackageInstaller } from "../packages/install.ts";
 import { SessionPackages } from "../packages/session-packages.ts";
 import { moduleNotFoundHint } from "../packages/hint.ts";
+import { afterCancelNote, freshNameErrorNote } from "./state-notes.ts";
 
 export type { RunOutcome } from "./outcome.ts";
 
@@ -80,6 +81,8 @@ export class Session {
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** Why the interpreter state was lost since the last result the client saw, if it was. */
   #lostState: string | undefined;
+  /** The client cancelled the last run, so its result was never seen: what became of the state (state-notes.ts). */
+  #afterCancel: string | undefined;
   #closed = false;
   #loaded = new Set<string>();
   #gate: RequestGate;
@@ -202,7 +205,7 @@ export class Session {
     if (req.reset) {
       await this.#stop("reset requested");
       notes.push("Session reset: this run started in a fresh interpreter.");
-      this.#lostState = undefined;
+      this.#lostState = this.#afterCancel = undefined;
       this.#loaded.clear();
       this.#approvals.clear();
       this.#packages.clear();
@@ -225,12 +228,15 @@ export class Session {
     if (req.signal?.aborted) {
       // Cancelled while it waited in the queue: it never runs, and a loss still waits to be told.
       this.#armIdle();
+      this.#afterCancel ??= afterCancelNote({ ranMs: 0, interrupted: false });
       return cancelledBeforeStart(config.outputCap, notes);
     }
     const lostBefore = this.#lostState ?? (box !== this.#box ? "the sandbox was replaced" : undefined);
     this.#lostState = undefined;
     if (lostBefore && !req.reset)
       notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
+    else if (this.#afterCancel) notes.push(this.#afterCancel);
+    this.#afterCancel = undefined;
     this.#boxUsed = true;
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
     const { id, result } = box.run(
@@ -285,6 +291,15 @@ export class Session {
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
     const hint = moduleNotFoundHint(outcome.error, this.#deps.installer ? config.packages : undefined, this.#packages.unavailable);
     if (hint) outcome.notes.push(hint);
+    // A NameError in a new interpreter the result does not already call new (a reset, a loss noted above).
+    const fresh =
+      firstInBox &&
+      !lostBefore &&
+      !req.reset &&
+      freshNameErrorNote(outcome.error, { ageMs: performance.now() - this.#boxReadyAt, firstOfSession: this.#runCounter === 1 });
+    if (fresh) outcome.notes.push(fresh);
+    if (ending.cancelled && !ending.killed && !sessionReset)
+      this.#afterCancel = afterCancelNote({ ranMs: outcome.durationMs, interrupted: true, traceback: ending.frame?.error?.traceback });
     runLog.debug("run trace", {
       wait_ms: round1(waitedMs),
       exec_ms: round1(performance.now() - started - waitedMs),

@@ -64,6 +64,8 @@ interface Entry {
   busy: number;
   /** A default session also called by its handle from another connection: it outlives its own. */
   shared?: boolean;
+  /** Made ahead of any call (prewarm) and not used yet: its sandbox holds nothing. */
+  spare?: boolean;
 }
 
 export interface Resolved {
@@ -106,13 +108,16 @@ export class Sessions {
       connection = `${principal}\0${connection}`;
       const handle = this.#defaults.get(connection);
       const entry = handle ? this.#byHandle.get(handle) : undefined;
-      if (entry && entry.principal === principal) return this.#use(entry, false);
+      if (entry && entry.principal === principal) {
+        entry.spare = false;
+        return this.#use(entry, false);
+      }
       const fresh = this.#use(this.#create(principal, connection), true);
       const lost = this.#lostDefault.get(connection);
       this.#lostDefault.delete(connection);
       return lost ? { ...fresh, lost } : fresh;
     }
-    if (requested === NEW_SESSION) return this.#use(this.#create(principal), true);
+    if (requested === NEW_SESSION) return this.#use(this.#spare(principal, connection) ?? this.#create(principal), true);
     const entry = this.#byHandle.get(requested);
     if (entry && entry.principal === principal) {
       if (entry.defaultFor !== undefined && entry.defaultFor !== `${principal}\0${connection}`) entry.shared = true;
@@ -130,6 +135,23 @@ export class Sessions {
         ? `no session ${requested} is open for you (it may belong to a bridge that restarted, or have ended long ago). Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`
         : `session must be a handle from an earlier result (s_…) or "${NEW_SESSION}"; got ${JSON.stringify(requested.slice(0, 40))}`,
     );
+  }
+
+  /**
+   * Make the connection's default session before its first call and start its sandbox, so that call does
+   * not wait for it. Until some call uses it, a call asking for a new session takes it instead: a client
+   * whose model opens a session per conversation (opencode, told so) still gets the warm sandbox.
+   */
+  prewarm(principal: string, connection: string): void {
+    const key = `${principal}\0${connection}`;
+    if (this.#defaults.has(key)) return;
+    try {
+      const entry = this.#create(principal, key);
+      entry.spare = true;
+      entry.session.warm();
+    } catch (err) {
+      if (!(err instanceof SessionError)) throw err;
+    }
   }
 
   /** The connection ended (a legacy HTTP session's DELETE): its default session ends with it. */
@@ -205,6 +227,17 @@ export class Sessions {
     const handle = this.#defaults.get(`${principal}\0${connection}`);
     const entry = handle ? this.#byHandle.get(handle) : undefined;
     return entry !== undefined && entry.busy === 0 && !entry.shared;
+  }
+
+  /** The connection's default session while no call has used it, taken out of that role (see prewarm). */
+  #spare(principal: string, connection: string): Entry | undefined {
+    const key = `${principal}\0${connection}`;
+    const entry = this.#byHandle.get(this.#defaults.get(key) ?? "");
+    if (!entry?.spare || entry.principal !== principal) return undefined;
+    entry.spare = false;
+    entry.defaultFor = undefined;
+    this.#defaults.delete(key);
+    return entry;
   }
 
   #use(entry: Entry, created: boolean): Resolved {

@@ -1,5 +1,5 @@
 /**
- * The real clients our users run (Claude Code, Gemini CLI, Codex, mcporter) drive the compiled bridge
+ * The real clients our users run (Claude Code, Gemini CLI, Codex, mcporter, opencode) drive the compiled bridge
  * through their own config files in an isolated HOME. The model is a scripted stand-in on loopback (fake:
  * no model service can run here); what it records is exactly what a model would be shown.
  */
@@ -31,7 +31,7 @@ function byLabel(run: ClientRun): (label: string) => Seen {
   };
 }
 
-for (const name of ["claude", "gemini", "codex", "mcporter"] as ClientName[]) {
+for (const name of ["claude", "gemini", "codex", "mcporter", "opencode"] as ClientName[]) {
   describe(`${name}: what the model gets from run_python`, () => {
     let seen: (label: string) => Seen;
     beforeAll(async () => {
@@ -89,7 +89,7 @@ const CANCEL: Step[] = [
   { label: "after-cancel", args: { code: "x" } },
 ];
 
-for (const name of ["claude", "gemini", "codex"] as ClientName[]) {
+for (const name of ["claude", "gemini", "codex", "opencode"] as ClientName[]) {
   test(
     `${name}: its own tool timeout cancels the call, the code stops and the session survives`,
     async () => {

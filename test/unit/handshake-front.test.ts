@@ -15,6 +15,7 @@ import {
 import { loadConfig } from "../../src/config/env.ts";
 import { HandshakeFront } from "../../src/server/handshake-front.ts";
 import { handshake, initializeResult, PROTOCOL_VERSIONS } from "../../src/server/handshake.ts";
+import { instructionsFor, OWN_SESSION_HINT } from "../../src/server/instructions.ts";
 import { guardParams } from "../../src/server/wire.ts";
 
 class Wire implements Transport {
@@ -179,5 +180,25 @@ describe("the handshake front", () => {
     await wire.close();
     expect(closed).toBe(2); // the front's handler carried over to the attached transport
     expect(serverClosed).toBe(1);
+  });
+
+  test("a client that runs many conversations through one server gets the instructions that say so, whoever answers initialize", async () => {
+    const opencode = (id: number) => initialize(id, "2025-11-25", { clientInfo: { name: "opencode", version: "1.18.33" } });
+    const early = new Wire();
+    const front = new HandshakeFront(early);
+    front.answerWith(said);
+    early.deliver(opencode(1));
+    // Not answered here: the server answers, and the front gives its answer the same instructions.
+    const late = new Wire();
+    const unanswered = new HandshakeFront(late);
+    late.deliver(opencode(1));
+    await sdkServer().connect(unanswered.attach());
+    await flush();
+    for (const wire of [early, late]) {
+      const { instructions } = (byId(wire.sent, 1)[0] as unknown as { result: { instructions: string } }).result;
+      expect(instructions).toBe(instructionsFor(said.instructions, "opencode"));
+      expect(instructions).toContain(OWN_SESSION_HINT);
+    }
+    expect(instructionsFor(said.instructions, "t")).toBe(said.instructions);
   });
 });

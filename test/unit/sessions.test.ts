@@ -6,12 +6,12 @@ import { SessionError, Sessions } from "../../src/session/sessions.ts";
 
 /** Sessions whose sessions are plain records of being closed (the map's logic is what is tested here). */
 function sessions(opts: { ttlMs?: number; max?: number; reclaim?: ConstructorParameters<typeof Sessions>[0]["reclaim"] } = {}) {
-  const made: Array<{ principal: string; closed: boolean }> = [];
+  const made: Array<{ principal: string; closed: boolean; warmed?: boolean }> = [];
   const s = new Sessions({
     make: (principal) => {
-      const rec = { principal, closed: false };
+      const rec: (typeof made)[number] = { principal, closed: false };
       made.push(rec);
-      return { close: async () => void (rec.closed = true) } as unknown as Session;
+      return { close: async () => void (rec.closed = true), warm: () => void (rec.warmed = true) } as unknown as Session;
     },
     ttlMs: opts.ttlMs ?? 0,
     maxPerPrincipal: opts.max ?? 8,
@@ -43,6 +43,32 @@ describe("sessions by handle", () => {
     expect(made).toHaveLength(2);
     // Another connection of the same principal has its own default.
     expect(s.resolve("alice", "c2").handle).not.toBe(a.handle);
+  });
+
+  test("a prewarmed default session goes to the first call: without session it stays the default, with 'new' it becomes that session", () => {
+    const plain = sessions();
+    plain.s.prewarm("local", "stdio");
+    expect(plain.made).toEqual([{ principal: "local", closed: false, warmed: true }]);
+    const own = plain.s.resolve("local", "stdio");
+    expect(own.created).toBe(false);
+    own.release();
+    // Once used, it is the connection's session: a new one is made for "new".
+    const other = plain.s.resolve("local", "stdio", "new");
+    expect(other.handle).not.toBe(own.handle);
+    expect(plain.made).toHaveLength(2);
+
+    // A model that opens a session per conversation gets the warm one for its first, and the default is made later.
+    const many = sessions();
+    many.s.prewarm("local", "stdio");
+    const first = many.s.resolve("local", "stdio", "new");
+    expect(first.created).toBe(true);
+    expect(many.made).toHaveLength(1);
+    const second = many.s.resolve("local", "stdio", "new");
+    expect(second.handle).not.toBe(first.handle);
+    const fallback = many.s.resolve("local", "stdio");
+    expect(new Set([first.handle, second.handle, fallback.handle]).size).toBe(3);
+    expect(many.s.resolve("local", "stdio", first.handle).session).toBe(first.session);
+    expect(many.made).toHaveLength(3);
   });
 
   test("another principal's handle, an unknown one and a malformed one are refused alike, telling how to go on", () => {
