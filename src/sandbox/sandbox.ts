@@ -95,6 +95,7 @@ export class Sandbox {
   #rpcQueue: RpcFrame[] = [];
   #rpcHead = 0;
   #rpcScheduled = false;
+  #exitListeners: Array<(exit: SandboxExit) => void> = [];
   python = "";
 
   private constructor(deps: SandboxDeps, child: ChildProcess) {
@@ -190,6 +191,15 @@ export class Sandbox {
   /** Resolves when the container is gone, however it went. */
   get exited(): Promise<SandboxExit> {
     return this.#exit;
+  }
+
+  /**
+   * Told at once when the container is gone (at once if it is already), before any run waiting on it
+   * hears: whoever owns the sandbox's life knows it ended before the run that saw it end does.
+   */
+  onExit(listener: (exit: SandboxExit) => void): void {
+    if (this.#exited) listener(this.#exited);
+    else this.#exitListeners.push(listener);
   }
 
   /** Send code; the promise settles with the result frame or rejects when the sandbox dies. */
@@ -437,6 +447,13 @@ export class Sandbox {
       stderrTail: this.#stderrTail,
     };
     this.#exited = exit;
+    for (const listener of this.#exitListeners.splice(0)) {
+      try {
+        listener(exit);
+      } catch (err) {
+        this.#deps.log.warn("a sandbox exit listener failed", { name: this.name, error: String(err) });
+      }
+    }
     const error = this.#exitError();
     this.#ready.reject(startError(this.#deps, exit));
     for (const p of this.#pending.values()) p.reject(error);

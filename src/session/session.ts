@@ -1,6 +1,7 @@
 /**
- * A client's persistent Python session: one sandbox container, runs one at a time, idle shutdown, and
- * an honest note whenever state was lost. The timeout ladder (ladder.ts), the outcome (outcome.ts), the
+ * A client's persistent Python session: one sandbox container, runs one at a time, and an honest note
+ * whenever state was lost. The sandbox's life (which one is current, idle stop, lifetime cap, what the
+ * next call must hear: sandbox-life.ts), the timeout ladder (ladder.ts), the outcome (outcome.ts), the
  * container (container-spec.ts) and requests from the code (request-gate.ts) each live next door.
  */
 import { SessionApprovals } from "../approvals/remembered.ts";
@@ -13,7 +14,9 @@ import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../pol
 import type { Selected } from "../engines/registry.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
+import { SYSTEM_CLOCK, type Clock } from "./clock.ts";
 import { Deadline } from "./deadline.ts";
+import { SandboxLife } from "./sandbox-life.ts";
 import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
@@ -58,6 +61,8 @@ export interface SessionDeps {
   seccompProfile?: () => string;
   /** Told the engine before each sandbox starts (the app guards its containers against our death). */
   onEngine?: (adapter: Selected["adapter"]) => void;
+  /** What deadlines, the interrupt's grace, the idle stop and the lifetime cap are measured on (tests move it). */
+  clock?: Clock;
 }
 
 let sessionCounter = 0;
@@ -65,26 +70,27 @@ let sessionCounter = 0;
 export class Session {
   readonly id: string;
   #deps: SessionDeps;
-  #box: Sandbox | undefined;
-  #starting: Promise<Sandbox> | undefined;
+  /** The sandbox's life: which one is current, and what the next call must hear (sandbox-life.ts). */
+  #life: SandboxLife;
+  #clock: Clock;
   #queue: Promise<unknown> = Promise.resolve();
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Why the interpreter state was lost since the last result the client saw, if it was. */
-  #lostState: string | undefined;
-  #closed = false;
   #loaded = new Set<string>();
   #gate: RequestGate;
-  /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
-  #boxUsed = false;
-  /** When the current sandbox said it was ready (performance.now()). */
-  #boxReadyAt = 0;
   #runCounter = 0;
   #approvals = new SessionApprovals();
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
     this.id = `${process.pid}-${++sessionCounter}`;
+    this.#clock = deps.clock ?? SYSTEM_CLOCK;
     this.#gate = new RequestGate({ policy: deps.policy, handler: deps.requests, stop: (reason) => this.#stopFlooding(reason) });
+    this.#life = new SandboxLife({
+      start: () => this.#start(),
+      clock: this.#clock,
+      lifetimeSec: deps.config.lifetimeSec,
+      idleTimeoutSec: deps.config.idleTimeoutSec,
+      log: deps.log,
+    });
   }
 
   /** Servers loaded in this session; they stay loaded until reset. */
@@ -94,12 +100,7 @@ export class Session {
 
   /** Start the sandbox in the background so the first call does not pay for it. */
   warm(): void {
-    if (this.#closed || this.#box?.alive || this.#starting) return;
-    this.#ensure()
-      .then(() => this.#armIdle()) // a warmed sandbox nobody uses is stopped like an idle one
-      .catch((err) => {
-        if (!this.#closed) this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) });
-      });
+    this.#life.warm((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
   }
 
   /** Runs are serialised: a session is one interpreter. */
@@ -110,12 +111,8 @@ export class Session {
   }
 
   /** Stop for good. A sandbox still starting is not waited for: it is removed as soon as it exists. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#clearIdle();
-    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
-    this.#box = undefined;
-    if (box) await box.kill("bridge shutting down");
+  close(): Promise<void> {
+    return this.#life.close();
   }
 
   async #run(req: RunRequest): Promise<RunOutcome> {
@@ -186,27 +183,21 @@ export class Session {
     const started = performance.now();
     const notes: string[] = [];
     if (req.reset) {
-      await this.#stop("reset requested");
+      await this.#life.reset("reset requested");
       notes.push("Session reset: this run started in a fresh interpreter.");
-      this.#lostState = undefined;
       this.#loaded.clear();
       this.#approvals.clear();
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
-    this.#clearIdle();
-    const box = await this.#ensure();
+    const box = await this.#life.ensure();
     const waitedMs = performance.now() - started;
-    const firstInBox = !this.#boxUsed;
     if (req.signal?.aborted) {
       // Cancelled while it waited in the queue: it never runs, and a loss still waits to be told.
-      this.#armIdle();
+      this.#life.armIdle();
       return cancelledBeforeStart(config.outputCap, notes);
     }
-    const lostBefore = this.#lostState ?? (box !== this.#box ? "the sandbox was replaced" : undefined);
-    this.#lostState = undefined;
-    if (lostBefore && !req.reset)
-      notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
-    this.#boxUsed = true;
+    const { untold, first } = this.#life.beginRun(box);
+    if (untold && !req.reset) notes.push(`Note: earlier session state was lost (${untold}); this run started in a fresh interpreter.`);
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
     const { id, result } = box.run(
       req.code,
@@ -215,7 +206,7 @@ export class Session {
       req.onOutput && capStream(req.onOutput, config.outputCap),
     );
     // Time a person spends answering a question does not count against the run (README: Approvals).
-    const deadline = new Deadline(timeoutSec * 1000);
+    const deadline = new Deadline(timeoutSec * 1000, timeoutSec * 1000, this.#clock);
     this.#gate.beginRun(id, {
       loaded: this.#loaded,
       log: runLog,
@@ -225,43 +216,43 @@ export class Session {
       holdClock: () => deadline.hold(),
     });
     let sessionReset: string | undefined;
+    /** What the next call must hear, when this run's result never reaches the client. */
+    let tellNext: string | undefined;
     let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
     try {
       ending = await awaitRun(box, id, result, {
         timeoutMs: timeoutSec * 1000,
         deadline,
         signal: req.signal,
+        clock: this.#clock,
         onInterrupt: (why) =>
           log.info(why === "timeout" ? "run timed out, interrupting" : "run cancelled, interrupting", { session: this.id, run: id }),
       });
       if (ending.killed) {
-        this.#box = undefined;
-        sessionReset = `the code did not stop within ${INTERRUPT_GRACE_MS / 1000}s of an interrupt, so the sandbox was killed; all variables, imports and files in /tmp are gone and the next call starts a fresh session`;
+        const grace = formatSeconds(INTERRUPT_GRACE_MS / 1000);
+        sessionReset = `the code did not stop within ${grace} of an interrupt, so the sandbox was killed; all variables, imports and files in /tmp are gone and the next call starts a fresh session`;
         // A cancelled call's result never reaches the client: the next call must say what happened.
         if (ending.cancelled)
-          this.#lostState =
-            "the call before it was cancelled and its code did not stop within 2s of an interrupt, so the sandbox was killed";
+          tellNext = `the call before it was cancelled and its code did not stop within ${grace} of an interrupt, so the sandbox was killed`;
       }
     } catch (err) {
       if (!(err instanceof BridgeError) || err.code !== "SANDBOX_EXITED") throw err;
       const exit = await box.exited;
-      this.#box = undefined;
-      this.#lostState = req.signal?.aborted
-        ? `the sandbox stopped while the call before it was being cancelled: ${exit.reason}`
-        : undefined;
+      if (req.signal?.aborted) tellNext = `the sandbox stopped while the call before it was being cancelled: ${exit.reason}`;
       sessionReset = `${err.message.replace(/^the sandbox stopped: /, "the sandbox stopped during this run: ")}; all variables and imports are gone and the next call starts a fresh session`;
       if (exit.stderrTail.trim()) log.debug("sandbox stderr at exit", { tail: exit.stderrTail.slice(-500) });
     } finally {
       // Whatever the run did, its proxied calls end with it.
       this.#gate.endRun();
+      this.#life.endRun(tellNext);
     }
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
     runLog.debug("run trace", {
       wait_ms: round1(waitedMs),
       exec_ms: round1(performance.now() - started - waitedMs),
-      first_in_sandbox: firstInBox,
+      first_in_sandbox: first,
     });
-    if (this.#box?.alive) this.#armIdle();
+    this.#life.armIdle();
     return outcome;
   }
 
@@ -282,38 +273,14 @@ export class Session {
     };
   }
 
-  /** Less than a second (a tenth of the cap, if shorter) before the sandbox's lifetime cap. */
-  #nearLifetimeCap(): boolean {
-    const capMs = this.#deps.config.lifetimeSec * 1000;
-    return performance.now() - this.#boxReadyAt >= capMs - Math.min(1000, capMs / 10);
-  }
-
-  #capReason(): string {
-    return `it reached its lifetime cap of ${formatSeconds(this.#deps.config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`;
-  }
-
-  async #ensure(): Promise<Sandbox> {
-    if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
-    const box = this.#box;
-    if (box?.alive && this.#nearLifetimeCap()) {
-      // Its init ends it at the cap, counted from before it was ready: a run sent now would find it
-      // gone (or be cut short) before the bridge hears that it died. Retired first, the run starts fresh.
-      await box.kill(this.#capReason(), { reportLoss: true });
-    }
-    if (this.#box?.alive) return this.#box;
-    this.#starting ??= this.#start().finally(() => {
-      this.#starting = undefined;
-    });
-    return this.#starting;
-  }
-
+  /** Start a sandbox for the session's life (sandbox-life.ts decides when). */
   async #start(): Promise<Sandbox> {
-    const { config, log } = this.#deps;
+    const { log } = this.#deps;
     const t0 = performance.now();
     const { box, adapter, trace } = await startSandbox({
       ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
-      closed: () => this.#closed,
+      closed: () => this.#life.closed,
     });
     this.#deps.metrics && this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
@@ -324,66 +291,16 @@ export class Session {
       ...trace.facts,
       ...prefixed("ms_", trace.phases),
     });
-    this.#box = box;
-    this.#boxReadyAt = performance.now();
-    this.#boxUsed = false;
     this.#gate.newSandbox();
-    // The sandbox's init enforces the lifetime cap inside; the bridge does too, from outside the
-    // sandbox's reach (code there can stop its init under gVisor, which lets signals reach PID 1).
-    const lifetime = setTimeout(
-      () =>
-        void box.kill(this.#capReason(), {
-          reportLoss: true,
-        }),
-      config.lifetimeSec * 1000,
-    );
-    (lifetime as { unref?: () => void }).unref?.();
-    void box.exited.then((exit) => {
-      clearTimeout(lifetime);
-      if (this.#box === box) this.#box = undefined;
-      // Lost state is told on the next call, unless we stopped the sandbox on purpose (the run that did
-      // so says why) — a sandbox stopped for flooding the bridge lost its state through its own doing.
-      if ((!exit.killedByUs || exit.reportLoss) && !this.#closed && this.#boxUsed) this.#lostState = exit.reason;
-    });
-    if (this.#closed) {
-      await box.kill("bridge shutting down");
-      throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
-    }
     return box;
   }
 
   /** Requests answered cost the host work and memory whether or not they succeed: a flood ends the sandbox. */
   #stopFlooding(reason: string): void {
-    const box = this.#box;
-    if (!box?.alive) return;
+    const box = this.#life.current;
+    if (!box) return;
     this.#deps.log.warn("stopping a sandbox that floods the host with requests", { name: box.name, reason });
-    void box.kill(reason, { reportLoss: true });
-  }
-
-  async #stop(reason: string): Promise<void> {
-    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
-    this.#box = undefined;
-    if (box?.alive) await box.kill(reason);
-  }
-
-  #armIdle(): void {
-    this.#clearIdle();
-    const ms = this.#deps.config.idleTimeoutSec * 1000;
-    this.#idleTimer = setTimeout(() => {
-      const box = this.#box;
-      if (!box) return;
-      this.#deps.log.info("stopping idle sandbox", { name: box.name, idleSec: this.#deps.config.idleTimeoutSec });
-      this.#box = undefined;
-      if (this.#boxUsed)
-        this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
-      void box.kill("idle");
-    }, ms);
-    (this.#idleTimer as { unref?: () => void }).unref?.();
-  }
-
-  #clearIdle(): void {
-    if (this.#idleTimer) clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
+    this.#life.stop(reason);
   }
 }
 

@@ -4,13 +4,28 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { localSession, type LocalSession } from "../support/local-session.ts";
+import { ManualClock } from "../support/manual-clock.ts";
 
 let open: LocalSession[] = [];
-const start = (env: Record<string, string> = {}) => {
-  const s = localSession(env);
+const start = (env: Record<string, string> = {}, clock?: ManualClock) => {
+  const s = localSession(env, { clock });
   open.push(s);
   return s;
 };
+
+/** Code that prints `started` (streamed at once) before `body`, and a promise that settles when it has. */
+function startedRun(body: string): { code: string; onOutput: (stream: string, text: string) => void; started: Promise<void> } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  let seen = "";
+  return {
+    code: `print('started', flush=True)\n${body}`,
+    onOutput: (_stream, text) => {
+      seen += text;
+      if (seen.includes("started\n")) resolve();
+    },
+    started: promise,
+  };
+}
 afterEach(async () => {
   await Promise.all(open.map((s) => s.close()));
   open = [];
@@ -130,14 +145,14 @@ describe("session (local python: no engine, no isolation)", () => {
   test("code that catches the interrupt gets one KeyboardInterrupt, and its cleanup runs to the end", async () => {
     const { session } = start();
     const abort = new AbortController();
-    const pending = session.run({
-      code: "import time\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    time.sleep(0.5)\n    print('cleaned up')",
-      signal: abort.signal,
-    });
-    await Bun.sleep(200);
+    const run = startedRun(
+      "import time\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    time.sleep(0.5)\n    print('cleaned up')",
+    );
+    const pending = session.run({ code: run.code, onOutput: run.onOutput, signal: abort.signal });
+    await run.started;
     abort.abort();
     const r = await pending;
-    expect(r.stdout).toBe("cleaned up\n");
+    expect(r.stdout).toBe("started\ncleaned up\n");
     expect(r.sessionReset).toBeUndefined();
   }, 20_000);
 
@@ -145,11 +160,14 @@ describe("session (local python: no engine, no isolation)", () => {
     const { session } = start();
     await session.run({ code: "doomed = 1" });
     const abort = new AbortController();
+    // The interrupt is ignored from before the code says it started.
+    const run = startedRun("while True: time.sleep(0.01)");
     const pending = session.run({
-      code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)",
+      code: `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${run.code}`,
+      onOutput: run.onOutput,
       signal: abort.signal,
     });
-    await Bun.sleep(300);
+    await run.started;
     abort.abort();
     expect((await pending).cancelled).toBe(true);
     const next = await session.run({ code: "'doomed' in globals()" });
@@ -178,17 +196,52 @@ describe("session (local python: no engine, no isolation)", () => {
     expect(next.notes.join(" ")).toContain("lifetime cap");
   }, 20_000);
 
-  test("a call in the sandbox's last moments before the cap starts fresh, never in the dying sandbox", async () => {
+  test("a call in the sandbox's last second before the cap starts fresh, never in the dying sandbox (test clock)", async () => {
     // The init ends the sandbox at the cap counted from its own start, before it was ready: a run sent
-    // in the last tenth of the cap would race its end (and was reported as "stopped during this run").
-    const { session } = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "3" });
+    // in the last second of the cap would race its end (and was reported as "stopped during this run").
+    // The init's cap is real time (60 s, never reached here); the bridge's is on the test clock.
+    const clock = new ManualClock();
+    const { session } = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "60" }, clock);
     await session.run({ code: "capped = 1" });
-    await Bun.sleep(2_800);
+    await clock.advance(58_900);
+    const before = await session.run({ code: "'capped' in globals()" });
+    expect([before.value, before.notes]).toEqual(["True", []]);
+    await clock.advance(200);
     const next = await session.run({ code: "'capped' in globals()" });
     expect(next.error).toBeUndefined();
     expect(next.value).toBe("False");
-    expect(next.notes.join(" ")).toContain("lifetime cap of 3s");
-  }, 20_000);
+    expect(next.notes.join(" ")).toContain("lifetime cap of 60s");
+  });
+
+  test("the bridge ends the sandbox at the lifetime cap by itself, whatever its init does; the next call says so (test clock)", async () => {
+    const clock = new ManualClock();
+    const local = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "60" }, clock);
+    await local.session.run({ code: "capped = 1" });
+    const removed = local.nextRemoval();
+    await clock.advance(60_000);
+    await removed;
+    const next = await local.session.run({ code: "'capped' in globals()" });
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).toContain("lifetime cap of 60s (MCP_BRIDGE_CONTAINER_LIFETIME)");
+  });
+
+  test("an idle sandbox is stopped; the next call says state was lost and why, once (test clock)", async () => {
+    const clock = new ManualClock();
+    const local = start({ MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT: "30" }, clock);
+    await local.session.run({ code: "idle_var = 1" });
+    await clock.advance(29_000);
+    // A run restarts the idle count.
+    expect((await local.session.run({ code: "'idle_var' in globals()" })).value).toBe("True");
+    await clock.advance(29_000);
+    expect((await local.session.run({ code: "'idle_var' in globals()" })).value).toBe("True");
+    const removed = local.nextRemoval();
+    await clock.advance(30_000);
+    await removed;
+    const next = await local.session.run({ code: "'idle_var' in globals()" });
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).toContain("stopped after 30s idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)");
+    expect((await local.session.run({ code: "1" })).notes).toEqual([]);
+  });
 
   test("reset starts a fresh interpreter and says so", async () => {
     const { session } = start();
