@@ -572,8 +572,8 @@ def _unreadable_reply(line, exc):
 # call then fails with EINTR and Python runs the handler. Pending signals coalesce: the code still gets
 # one KeyboardInterrupt. Code that installed its own SIGINT handler decides for itself.
 REINTERRUPT = [None, 0.0]  # run id still to be interrupted, until when to keep trying
-REINTERRUPT_EVERY_S = 0.05
-REINTERRUPT_FOR_S = 1.5  # within the host's grace (2 s) before it kills the sandbox
+REINTERRUPT_EVERY_S = PROTOCOL["interrupt"]["reinterrupt_every_ms"] / 1000  # noqa: F821
+REINTERRUPT_FOR_S = PROTOCOL["interrupt"]["reinterrupt_for_ms"] / 1000  # noqa: F821 - within the host's grace_ms
 
 
 def _monotonic():

@@ -3,11 +3,13 @@
  * in the code), a grace period, then the sandbox is killed. Knows nothing of what the run was for.
  */
 import type { ResultFrame } from "../sandbox/frames.ts";
+import { INTERRUPT } from "../sandbox/protocol.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { SYSTEM_CLOCK, type Clock } from "./clock.ts";
 import { Deadline } from "./deadline.ts";
 
-export const INTERRUPT_GRACE_MS = 2_000;
+/** How long an interrupted run has to end before the sandbox is killed (the contract's, protocol.ts). */
+export const INTERRUPT_GRACE_MS: number = INTERRUPT.grace_ms;
 
 export interface LadderResult {
   frame?: ResultFrame;

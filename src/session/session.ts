@@ -12,6 +12,7 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../policy.ts";
 import type { Selected } from "../engines/registry.ts";
+import { displayLimits } from "../sandbox/protocol.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
 import { SYSTEM_CLOCK, type Clock } from "./clock.ts";
@@ -19,7 +20,7 @@ import { Deadline } from "./deadline.ts";
 import { SandboxLife } from "./sandbox-life.ts";
 import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
-import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
+import { assembleOutcome, cancelledBeforeStart, formatSeconds, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
 
 export type { RunOutcome } from "./outcome.ts";
@@ -262,14 +263,7 @@ export class Session {
     return {
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
-      display: {
-        image_bytes: config.imageCap,
-        file_bytes: config.fileCap,
-        files_total_bytes: config.fileCap * 4,
-        max_images: MAX_IMAGES,
-        max_files: 10,
-        result_bytes: config.resultCap,
-      },
+      display: displayLimits(config),
     };
   }
 
