@@ -787,6 +787,8 @@ def run_one(frame):
                     out.update(_render_value(value))
         except BaseException as exc:  # noqa: B036 - user code may raise anything, SystemExit included
             out["error"] = _format_error(exc)
+            if isinstance(exc, KeyboardInterrupt):
+                _forget_broken_imports()
         for hook in RESULT_HOOKS:
             try:
                 hook(out)
@@ -806,6 +808,20 @@ def run_one(frame):
         if dropped:
             out[name + "_dropped"] = dropped
     send(out)
+
+
+def _forget_broken_imports():
+    """An interrupt in the middle of `import asyncio` leaves the submodules the package had loaded in
+    sys.modules, but not the package: importing it again finds them without binding them to the new
+    package (`from .base_events import *` then `base_events.__all__`: NameError), and the session could
+    not import it again. Submodules whose package is gone are forgotten and imported afresh with it."""
+    modules = sys.modules
+    while True:
+        orphans = [name for name in list(modules) if "." in name and name.rpartition(".")[0] not in modules]
+        if not orphans:
+            return
+        for name in orphans:
+            modules.pop(name, None)
 
 
 def _on_sigint(signum, frame):

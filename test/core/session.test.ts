@@ -3,6 +3,9 @@
  * request handler, in about a second. What a real engine adds (isolation, limits) is tested in e2e/.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { localSession, type LocalSession } from "../support/local-session.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 
@@ -73,6 +76,26 @@ describe("session (local python: no engine, no isolation)", () => {
       code: "import asyncio\nfrom mcp import runtime\nlen(await asyncio.gather(*[runtime.list_servers() for _ in range(200)]))",
     });
     expect(again.value).toBe("200");
+  });
+
+  // A package whose import is interrupted part way leaves the submodules it loaded; imported again, it
+  // would find them unbound (asyncio: "name 'base_events' is not defined") for the rest of the session.
+  test("an interrupt in the middle of a package's import leaves the package importable", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-pkg-"));
+    mkdirSync(join(dir, "halfpkg"));
+    writeFileSync(join(dir, "halfpkg", "__init__.py"), "from .first import *\nfrom .second import *\nNAMES = first.__name__\n");
+    writeFileSync(join(dir, "halfpkg", "first.py"), "ONE = 1\n");
+    const flag = JSON.stringify(join(dir, "interrupted"));
+    writeFileSync(
+      join(dir, "halfpkg", "second.py"),
+      `import os\nif not os.path.exists(${flag}):\n    open(${flag}, "w").close()\n    raise KeyboardInterrupt\n`,
+    );
+    const { session } = start();
+    const first = await session.run({ code: `import sys\nsys.path.insert(0, ${JSON.stringify(dir)})\nimport halfpkg` });
+    expect(first.error?.type).toBe("KeyboardInterrupt");
+    const again = await session.run({ code: "import halfpkg\nhalfpkg.NAMES" });
+    expect(again.error).toBeUndefined();
+    expect(again.value).toBe("'halfpkg.first'");
   });
 
   // While the loop reads, the reader thread only looks now and then; a _sync helper called from async
