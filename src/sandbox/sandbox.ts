@@ -134,6 +134,11 @@ export class Sandbox {
     return this.#exited === undefined;
   }
 
+  /** Being stopped by us (kill() was called) and not gone yet: no new run should be sent to it. */
+  get stopping(): boolean {
+    return this.#killedByUs && this.#exited === undefined;
+  }
+
   /** Resolves when the container is gone, however it went. */
   get exited(): Promise<SandboxExit> {
     return this.#exit;

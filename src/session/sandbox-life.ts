@@ -78,12 +78,16 @@ export class SandboxLife {
     this.#clearIdle();
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     const now = live(this.#state);
-    if (now && this.#nearLifetimeCap(now.readyAt)) {
+    if (now?.box.stopping) {
+      // Being stopped (it flooded the bridge, it reached the cap): a run sent now would be lost with it.
+      // Its end is settled first (what the next call must hear), then the run starts fresh.
+      await now.box.exited;
+    } else if (now && this.#nearLifetimeCap(now.readyAt)) {
       // Its init ends it at the cap, counted from before it was ready: a run sent now would find it
       // gone (or be cut short) before the bridge hears that it died. Retired first, the run starts fresh.
       await now.box.kill(this.#capReason(), { reportLoss: true });
-      if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     }
+    if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     const s = this.#state;
     if (s.kind === "ready" || s.kind === "used") return s.box;
     if (s.kind === "starting") return s.started;
