@@ -3,7 +3,7 @@
  * timeout measure the time the code and the servers spend, not the time a human takes to read a
  * question: holding the deadline pauses it, releasing the last hold resumes it with what was left.
  */
-import { SYSTEM_CLOCK, type CancelTimer, type Clock } from "./clock.ts";
+import { SYSTEM_CLOCK, type CancelTimer, type Clock } from "../clock.ts";
 
 export class Deadline {
   /** Settles once the countdown reaches zero (never, if it is cancelled first). */

@@ -5,7 +5,7 @@
 import type { ResultFrame } from "../sandbox/frames.ts";
 import { INTERRUPT } from "../sandbox/protocol.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
-import { SYSTEM_CLOCK, type Clock } from "./clock.ts";
+import { SYSTEM_CLOCK, type Clock } from "../clock.ts";
 import { Deadline } from "./deadline.ts";
 
 /** How long an interrupted run has to end before the sandbox is killed (the contract's, protocol.ts). */

@@ -9,7 +9,7 @@
 import { BridgeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Sandbox, SandboxExit } from "../sandbox/sandbox.ts";
-import type { CancelTimer, Clock } from "./clock.ts";
+import type { CancelTimer, Clock } from "../clock.ts";
 import { formatSeconds } from "./outcome.ts";
 
 /** Where the session's sandbox is in its life. */

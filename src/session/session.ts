@@ -15,7 +15,7 @@ import type { Selected } from "../engines/registry.ts";
 import { displayLimits } from "../sandbox/protocol.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
-import { SYSTEM_CLOCK, type Clock } from "./clock.ts";
+import { SYSTEM_CLOCK, type Clock } from "../clock.ts";
 import { Deadline } from "./deadline.ts";
 import { SandboxLife } from "./sandbox-life.ts";
 import { startSandbox } from "./sandbox-start.ts";

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { INTERRUPT_GRACE_MS } from "../../src/session/ladder.ts";
 import { localSession, type LocalSession } from "../support/local-session.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 
@@ -16,12 +17,14 @@ const start = (env: Record<string, string> = {}, clock?: ManualClock) => {
   return s;
 };
 
-/** Code that prints `started` (streamed at once) before `body`, and a promise that settles when it has. */
-function startedRun(body: string): { code: string; onOutput: (stream: string, text: string) => void; started: Promise<void> } {
+/** A line for code to print where it has started (it is streamed at once). */
+const SAY_STARTED = "print('started', flush=True)";
+
+/** Streamed output, and a promise that settles once the code has said SAY_STARTED. */
+function startedSignal(): { onOutput: (stream: string, text: string) => void; started: Promise<void> } {
   const { promise, resolve } = Promise.withResolvers<void>();
   let seen = "";
   return {
-    code: `print('started', flush=True)\n${body}`,
     onOutput: (_stream, text) => {
       seen += text;
       if (seen.includes("started\n")) resolve();
@@ -29,10 +32,6 @@ function startedRun(body: string): { code: string; onOutput: (stream: string, te
     started: promise,
   };
 }
-afterEach(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  open = [];
-});
 
 describe("session (local python: no engine, no isolation)", () => {
   test("state persists between runs; the last expression's value comes back", async () => {
@@ -43,10 +42,19 @@ describe("session (local python: no engine, no isolation)", () => {
     expect(r.value).toBe("42");
   });
 
-  test("a timeout interrupts the code and keeps the session", async () => {
-    const { session } = start();
+  test("a timeout interrupts the code and keeps the session (test clock)", async () => {
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "kept = 'yes'" });
-    const r = await session.run({ code: "import time\nwhile True: time.sleep(0.01)", timeoutSec: 0.5 });
+    const run = startedSignal();
+    const pending = session.run({
+      code: `import time\n${SAY_STARTED}\nwhile True: time.sleep(0.01)`,
+      timeoutSec: 30,
+      onOutput: run.onOutput,
+    });
+    await run.started;
+    await clock.advance(30_000);
+    const r = await pending;
     expect(r.timedOut).toBe(true);
     expect(r.error?.message).toContain("the session and its variables were kept");
     expect((await session.run({ code: "kept" })).value).toBe("'yes'");
@@ -54,20 +62,26 @@ describe("session (local python: no engine, no isolation)", () => {
 
   // While an async run awaits, its event loop reads the host's frames itself (entrypoint/interpreter.py
   // _loop_reads); the reader thread reads them when the loop is blocked. Both ways an interrupt lands.
+  // The timeout comes once the code says it is where the test means (test clock).
   test.each([
-    ["the event loop waits (it reads the interrupt itself)", "import asyncio\nawait asyncio.sleep(60)"],
+    ["the event loop waits (it reads the interrupt itself)", `import asyncio\n${SAY_STARTED}\nawait asyncio.sleep(60)`],
     [
       "sync code blocks the event loop (the reader thread reads it)",
-      "import asyncio, time\nasync def stuck():\n    time.sleep(60)\nawait stuck()",
+      `import asyncio, time\nasync def stuck():\n    ${SAY_STARTED}\n    time.sleep(60)\nawait stuck()`,
     ],
     [
       "replies keep coming while it waits",
-      "import asyncio\nfrom mcp import runtime\nasync def chatty():\n    while True:\n        await runtime.list_servers()\nawait chatty()",
+      `import asyncio\nfrom mcp import runtime\nasync def chatty():\n    ${SAY_STARTED}\n    while True:\n        await runtime.list_servers()\nawait chatty()`,
     ],
   ])("a timeout interrupts an async run when %s, and the session is kept", async (_what, code) => {
-    const { session } = start();
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "kept = 'yes'" });
-    const r = await session.run({ code, timeoutSec: 0.5 });
+    const run = startedSignal();
+    const pending = session.run({ code, timeoutSec: 30, onOutput: run.onOutput });
+    await run.started;
+    await clock.advance(30_000);
+    const r = await pending;
     expect(r.timedOut).toBe(true);
     expect(r.error?.message).toContain("the session and its variables were kept");
     expect((await session.run({ code: "kept" })).value).toBe("'yes'");
@@ -125,19 +139,26 @@ describe("session (local python: no engine, no isolation)", () => {
     expect((await session.run({ code: "print('next')" })).stdout).toBe("next\n");
   });
 
-  test("code that ignores the interrupt is killed; the result and only that result says the state is gone", async () => {
-    const { session } = start();
+  test("code that ignores the interrupt is killed; the result and only that result says the state is gone (test clock)", async () => {
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "doomed = 1" });
-    const r = await session.run({
-      code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)",
-      timeoutSec: 0.3,
+    const run = startedSignal();
+    const pending = session.run({
+      code: `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${SAY_STARTED}\nwhile True: time.sleep(0.01)`,
+      timeoutSec: 30,
+      onOutput: run.onOutput,
     });
+    await run.started;
+    await clock.advance(30_000); // the run's timeout: interrupted, which it ignores
+    await clock.advance(INTERRUPT_GRACE_MS); // the grace: killed
+    const r = await pending;
     expect(r.timedOut).toBe(true);
     expect(r.sessionReset).toContain("the sandbox was killed");
     const next = await session.run({ code: "'doomed' in globals()" });
     expect(next.value).toBe("False");
     expect(next.notes.join(" ")).not.toContain("lost");
-  }, 20_000);
+  });
 
   // A SIGINT that lands after the code last looked for signals but just before it blocks (here in
   // time.sleep, right where it lets go of the GIL and the interrupting thread gets it) runs only the C
@@ -168,10 +189,9 @@ describe("session (local python: no engine, no isolation)", () => {
   test("code that catches the interrupt gets one KeyboardInterrupt, and its cleanup runs to the end", async () => {
     const { session } = start();
     const abort = new AbortController();
-    const run = startedRun(
-      "import time\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    time.sleep(0.5)\n    print('cleaned up')",
-    );
-    const pending = session.run({ code: run.code, onOutput: run.onOutput, signal: abort.signal });
+    const run = startedSignal();
+    const code = `import time\ntry:\n    ${SAY_STARTED}\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    time.sleep(0.5)\n    print('cleaned up')`;
+    const pending = session.run({ code, onOutput: run.onOutput, signal: abort.signal });
     await run.started;
     abort.abort();
     const r = await pending;
@@ -179,19 +199,21 @@ describe("session (local python: no engine, no isolation)", () => {
     expect(r.sessionReset).toBeUndefined();
   }, 20_000);
 
-  test("a cancel that has to kill the sandbox is reported on the next call (the cancelled call's result never reaches the client)", async () => {
-    const { session } = start();
+  test("a cancel that has to kill the sandbox is reported on the next call (the cancelled call's result never reaches the client; test clock)", async () => {
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "doomed = 1" });
     const abort = new AbortController();
     // The interrupt is ignored from before the code says it started.
-    const run = startedRun("while True: time.sleep(0.01)");
+    const run = startedSignal();
     const pending = session.run({
-      code: `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${run.code}`,
+      code: `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${SAY_STARTED}\nwhile True: time.sleep(0.01)`,
       onOutput: run.onOutput,
       signal: abort.signal,
     });
     await run.started;
     abort.abort();
+    await clock.advance(INTERRUPT_GRACE_MS); // the interrupt's grace: killed
     expect((await pending).cancelled).toBe(true);
     const next = await session.run({ code: "'doomed' in globals()" });
     expect(next.value).toBe("False");

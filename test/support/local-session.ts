@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp, type App } from "../../src/app.ts";
-import type { Clock } from "../../src/session/clock.ts";
+import type { Clock } from "../../src/clock.ts";
 import type { Session } from "../../src/session/session.ts";
 import { localPythonEngine } from "./local-python-adapter.ts";
 

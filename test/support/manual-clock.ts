@@ -3,7 +3,7 @@
  * the idle stop and the lifetime cap fire when the test advances past them, never by waiting. Not a
  * fake of anything the product meets: the bridge runs on the system clock, tests name it "test clock".
  */
-import type { CancelTimer, Clock } from "../../src/session/clock.ts";
+import type { CancelTimer, Clock } from "../../src/clock.ts";
 
 interface Timer {
   at: number;

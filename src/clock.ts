@@ -1,7 +1,7 @@
 /**
- * The time a session's rules are measured in: a run's deadline, the interrupt's grace, the idle stop,
- * the lifetime cap. Injected (SessionDeps.clock), so a test moves time forward instead of sleeping
- * through it; the bridge itself always runs on SYSTEM_CLOCK.
+ * The time the bridge's rules are measured in: a run's deadline, the interrupt's grace, the sandbox's
+ * idle stop and lifetime cap, the idle garbage collection. Injected (SessionDeps.clock and the like),
+ * so a test moves time forward instead of sleeping through it; the bridge itself runs on SYSTEM_CLOCK.
  */
 
 /** Stops a timer that has not fired yet; calling it again (or after it fired) does nothing. */
