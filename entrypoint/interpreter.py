@@ -26,7 +26,7 @@ BOOT = globals().get("_BOOT") or {}  # wall-clock marks of this start (src/sandb
 BOOT["imported"] = __import__("time").time()
 PROTOCOL_VERSION = PROTOCOL["version"]  # noqa: F821 - defined before this file by the host
 ENTRYPOINT_FILE = "<mcp-entrypoint>"
-INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp>", "<_mcp_display>", "<mcp-signature>")
+INTERNAL_FILES = (ENTRYPOINT_FILE, "<mcp>", "<_mcp_display>", "<mcp-signature>", "<_mcp_packages>")
 MAX_VALUE_CHARS = 64 * 1024
 
 
@@ -647,7 +647,8 @@ def user_globals():
 
 def _install_modules():
     """Modules that arrive with this file in EMBEDDED_MODULES (name -> source), installed in order:
-    _mcp_display (entrypoint/display.py), then the `mcp` package (entrypoint/mcp_package.py)."""
+    _mcp_display (entrypoint/display.py), the `mcp` package (entrypoint/mcp_package.py), then
+    _mcp_packages (entrypoint/packages.py: runtime.packages(), runtime.install())."""
     modules = globals().get("EMBEDDED_MODULES") or {}
     import types
 

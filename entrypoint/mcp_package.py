@@ -24,7 +24,7 @@ from importlib.machinery import ModuleSpec
 
 import _mcp_host as _host
 
-__all__ = ["McpError", "McpToolError", "McpArgumentError", "McpServerNotLoaded", "McpPolicyError", "McpImage", "McpAudio", "McpResource", "runtime"]
+__all__ = ["McpError", "McpToolError", "McpArgumentError", "McpServerNotLoaded", "McpPolicyError", "InstallError", "PackageNotFoundError", "McpImage", "McpAudio", "McpResource", "runtime"]
 
 
 class McpError(Exception):
@@ -61,6 +61,14 @@ class McpPolicyError(McpError, PermissionError):
 
 class McpServerNotLoaded(McpError, LookupError):
     """The server exists but was not loaded for this session: pass servers=[...] to run_python."""
+
+
+class InstallError(McpError):
+    """runtime.install() failed: a wheel failed its checks, or the resolver could not run."""
+
+
+class PackageNotFoundError(InstallError, LookupError):
+    """runtime.install(): no such package on the source; the message names the nearest real one."""
 
 
 def _error_factory(cls):

@@ -19,9 +19,9 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 #   image build: debootstrap, ca-certificates
 #   tests and scripts: procps (pgrep, pkill, kill), mount, util-linux (unshare, setsid), python3,
 #   nodejs (node, npm), curl, wget, perl (shasum), ruby (the Homebrew formula check), apt, git (a real
-#   repository for the GitHub Copilot CLI test)
+#   repository for the GitHub Copilot CLI test), python3-pip (scripts/test-wheels.sh, the install bench's floor)
 # No init helper (catatonit, tini) is needed: the sandbox brings its own PID 1.
-APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates procps mount util-linux python3 nodejs curl wget perl ruby apt git)
+APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates procps mount util-linux python3 nodejs curl wget perl ruby apt git python3-pip)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -65,4 +65,5 @@ log "installing npm dependencies"
 bun install --frozen-lockfile >/dev/null 2>&1 || bun install >/dev/null
 
 bash scripts/build-image.sh
+bash scripts/test-wheels.sh
 log "ready"

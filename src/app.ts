@@ -19,15 +19,21 @@ import { startWatchdog, UpstreamsFile } from "./host/watchdog.ts";
 import { UpstreamProcesses } from "./upstream/processes.ts";
 import type { RuntimeAdapter } from "../adapters/types.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
-import { createTokenStore } from "./auth/token-store.ts";
+import { createTokenStore, type TokenStore } from "./auth/token-store.ts";
+import { sha256Hex } from "./host/hash.ts";
 import { createUpstreamAuth } from "./auth/upstream-auth.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
 import { AuditLog, auditPath } from "./audit/audit-log.ts";
 import { helperHeaders } from "./auth/headers-helper.ts";
-import { beginLogin, type LoginStart } from "./auth/login.ts";
+import { beginLogin, type LoginOptions, type LoginStart } from "./auth/login.ts";
 import { VERSION } from "./version.ts";
+import { telemetryFromEnv, type Telemetry } from "./telemetry/telemetry.ts";
+import { PackageInstaller } from "./packages/install.ts";
 
 export { VERSION };
+
+/** The principal of a bridge that serves one user (stdio, `exec`, HTTP without sign-in). */
+const LOCAL = "local";
 
 export interface App {
   config: Config;
@@ -39,9 +45,23 @@ export interface App {
   /** Configured upstream MCP servers (files are read once, at first use). */
   pool(): UpstreamPool;
   newSession(extra?: Partial<SessionDeps>): Session;
+  /**
+   * One principal of an HTTP bridge: its own upstream processes and connections, sign-ins, skills and
+   * caches (under `<state dir>/users/<id hash>`), except the servers the admin shares
+   * (MCP_BRIDGE_SHARED_SERVERS); its calls are audited under its name. `local` is the bridge's own user.
+   */
+  principal(id: string): PrincipalScope;
   close(): Promise<void>;
   /** From a synchronous exit handler: kill upstream servers that did not stop when asked. */
   killUpstreamsSync(): void;
+  /** OpenTelemetry (a no-op unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  telemetry: Telemetry;
+}
+
+export interface PrincipalScope {
+  readonly id: string;
+  pool(): UpstreamPool;
+  newSession(extra?: Partial<SessionDeps>): Session;
 }
 
 /** What `serve` has already made before loading the rest (handshake-front.ts): used, not made again. */
@@ -50,6 +70,8 @@ export interface Made {
   log?: Logger;
   discovery?: Discovery;
   policy?: Policy;
+  /** Where a sign-in's browser comes back (a bridge serving HTTP receives it itself); default: loopback. */
+  loginRedirect?: LoginOptions["redirect"];
 }
 
 export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd(), made: Made = {}): App {
@@ -57,6 +79,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const config = made.config ?? loadConfig(processEnv, home);
   const log = made.log ?? createLogger(config.logLevel, config.logFormat);
   const metrics = new Metrics();
+  const telemetry = telemetryFromEnv(processEnv, VERSION, (why) => log.warn("telemetry not exported", { why }));
   // A TMPDIR that is no usable folder: the system's temporary folder instead, for us and the engines.
   const badTmp = unusableTmpdir(processEnv);
   if (badTmp) {
@@ -92,55 +115,74 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     const argv = adapter.cliArgv?.() ?? [];
     if (argv.length) startWatchdog(owner, argv, env);
   };
-  const tokenStore = createTokenStore(config.stateDir);
   let audit: AuditLog | undefined;
   const getAudit = () => (audit ??= new AuditLog({ path: auditPath(config.stateDir), maxBytes: config.auditMaxBytes, log }));
-  let pool: UpstreamPool | undefined;
-  const getPool = () => {
-    pool ??= new UpstreamPool({
-      discovery: made.discovery ?? discoverForBridge(processEnv, home, cwd, log),
+  let installer: PackageInstaller | undefined;
+  const getInstaller = () =>
+    (installer ??= new PackageInstaller({
+      settings: config.packages,
       stateDir: config.stateDir,
+      env: processEnv,
+      log,
+      audit: getAudit(),
+      askTimeoutMs: (policy.askTimeout ?? 120) * 1000,
+    }));
+  let discovery: Discovery | undefined = made.discovery;
+  const getDiscovery = () => (discovery ??= discoverForBridge(processEnv, home, cwd, log));
+  const pools: UpstreamPool[] = [];
+  /** A pool with its own sign-ins under `stateDir`; `shared` serves the servers every principal shares. */
+  const makePool = (stateDir: string, shared?: UpstreamPool): UpstreamPool => {
+    const tokenStore = createTokenStore(stateDir);
+    const pool: UpstreamPool = new UpstreamPool({
+      discovery: getDiscovery(),
+      stateDir,
       log,
       version: VERSION,
       connectTimeoutMs: config.upstreamStartTimeoutSec * 1000,
       // Only servers the user trusts start (pool.blocked), so only theirs may run a headersHelper.
       auth: createUpstreamAuth({ store: tokenStore, version: VERSION, env: processEnv, cwd }),
       processes,
+      ...(shared ? { shared: { names: new Set(config.sharedServers), pool: shared } } : {}),
+      signIn: (name): Promise<LoginStart> => signIn(pool, tokenStore, name),
     });
-    const p = pool;
-    metrics.upstreamRestarts = () => p.restarts();
+    pools.push(pool);
     return pool;
   };
-  return {
-    config,
-    policy,
-    metrics,
-    log,
-    env,
-    engine,
-    pool: getPool,
-    newSession: (extra = {}) =>
+  let pool: UpstreamPool | undefined;
+  const getPool = () => {
+    pool ??= makePool(config.stateDir);
+    metrics.upstreamRestarts = () => pools.reduce((n, p) => n + p.restarts(), 0);
+    return pool;
+  };
+  const sessionFor =
+    (scope: { id: string; pool: () => UpstreamPool }) =>
+    (extra: Partial<SessionDeps> = {}) =>
       new Session({
         config,
         engine,
         refreshEngine: engine.refresh,
         spawn: spawnChild,
         engineEnv: env,
-        log,
+        log: scope.id === LOCAL ? log : log.child({ principal: scope.id }),
         requests: createSandboxRpc({
-          pool: getPool(),
+          pool: scope.pool(),
           toolTimeoutMs: config.toolTimeoutSec * 1000,
           policy,
           metrics,
           audit: getAudit(),
-          signIn: (name) => signIn(getPool(), name),
+          telemetry,
+          signIn: (name) => scope.pool().signIn(name),
+          ...(scope.id === LOCAL ? {} : { principal: scope.id }),
+          installer: getInstaller(),
         }),
+        installer: getInstaller(),
         metrics,
         policy,
-        serverBlocked: (name) => getPool().blocked(name)?.message,
+        serverBlocked: (name) => scope.pool().blocked(name)?.message,
         slots,
         discovered: () =>
-          getPool()
+          scope
+            .pool()
             .entries()
             .map((e) => ({ name: e.name, alias: e.alias })),
         seccompProfile: () =>
@@ -153,12 +195,37 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
               ),
           }),
         onEngine: guardEngine,
+        telemetry,
         ...extra,
-      }),
+      });
+  const scopes = new Map<string, PrincipalScope>();
+  const principalScope = (id: string): PrincipalScope => {
+    if (id === LOCAL) return { id, pool: getPool, newSession: sessionFor({ id, pool: getPool }) };
+    let scope = scopes.get(id);
+    if (!scope) {
+      let own: UpstreamPool | undefined;
+      const ownPool = () => (own ??= makePool(join(config.stateDir, "users", sha256Hex(id).slice(0, 24)), getPool()));
+      scope = { id, pool: ownPool, newSession: sessionFor({ id, pool: ownPool }) };
+      scopes.set(id, scope);
+    }
+    return scope;
+  };
+  return {
+    config,
+    policy,
+    metrics,
+    log,
+    env,
+    engine,
+    pool: getPool,
+    newSession: sessionFor({ id: LOCAL, pool: getPool }),
+    principal: principalScope,
     close: async () => {
-      await pool?.close();
+      await Promise.all(pools.map((p) => p.close()));
       audit?.close();
+      await telemetry.close();
     },
+    telemetry,
     killUpstreamsSync: () => {
       processes.killAllSync();
       upstreamsFile?.discard();
@@ -166,12 +233,15 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   };
 
   /** A sign-in started from a call (URL-mode elicitation), as `auth login` starts one; src/upstream/sign-in.ts. */
-  async function signIn(p: UpstreamPool, name: string): Promise<LoginStart> {
+  async function signIn(p: UpstreamPool, store: TokenStore, name: string): Promise<LoginStart> {
     const entry = p.entry(name);
     const t = entry?.transport;
     if (!entry || !t || t.type === "stdio") throw new Error(`server ${name} is not a remote server`);
     let headers = t.headers;
     if (t.headersHelper) headers = { ...headers, ...(await helperHeaders(entry, { env: processEnv, cwd }).catch(() => ({}))) };
-    return beginLogin({ name, url: t.url, type: t.type, oauth: t.oauth, headers }, { store: tokenStore, version: VERSION });
+    return beginLogin(
+      { name, url: t.url, type: t.type, oauth: t.oauth, headers },
+      { store, version: VERSION, redirect: made.loginRedirect },
+    );
   }
 }

@@ -17,6 +17,25 @@ cli.command("run", "Serve MCP over stdio: the one tool run_python").action(async
 });
 
 cli
+  .command("serve", "Serve MCP over stdio, or with --http over Streamable HTTP at /mcp for a team (sign-in, per-user sessions)")
+  .option("--http", "Serve Streamable HTTP instead of stdio")
+  .option("--listen <host:port>", "Where --http listens (default MCP_BRIDGE_HTTP_LISTEN, 127.0.0.1:8931)")
+  .example("MCP_BRIDGE_HTTP_TOKENS=alice=$(openssl rand -hex 24) mcp-code-exec serve --http --listen 0.0.0.0:8931")
+  .action(async (opts: { http?: boolean; listen?: string }) => {
+    if (!opts.http) {
+      if (opts.listen !== undefined)
+        fail(new BridgeError("INVALID_INPUT", "--listen needs --http", { hint: "mcp-code-exec serve --http --listen HOST:PORT" }));
+      await (await import("./cli/serve.ts")).serve();
+      return;
+    }
+    try {
+      await (await import("./http/serve-http.ts")).serveHttp({ listen: opts.listen === undefined ? undefined : String(opts.listen) });
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+cli
   .command("exec [file]", "Run Python once (from -c, a file, or stdin) and print the result")
   .option("-c, --code <code>", "Python source to run")
   .option("-t, --timeout <seconds>", "Timeout in seconds")
@@ -153,6 +172,32 @@ cli
   .option("--json", "Machine-readable (list)")
   .action(async (action: string, name: string | undefined, opts: { json?: boolean }) => {
     process.exit((await import("./cli/skills.ts")).skills(action, name, opts));
+  });
+
+cli
+  .command(
+    "packages <action> [...requirements]",
+    "Packages for runtime.install: packages add REQ... (fill the wheelhouse on a connected machine), list, verify, gc [--all]",
+  )
+  .option("--wheelhouse <dir>", "add/list/verify: the wheelhouse (default: MCP_BRIDGE_WHEELHOUSE)")
+  .option("--python <version>", "add: the sandbox's Python, e.g. 3.11 (default 3.13)")
+  .option("--platform <platform>", "add: the sandbox's platform as uv names it (default x86_64-manylinux_2_36)")
+  .option("--index <url>", "add: the PEP 503 index to download from (default: MCP_BRIDGE_PACKAGE_INDEX)")
+  .option("--all", "gc: remove the whole store")
+  .option("--json", "list: machine-readable")
+  .example("mcp-code-exec packages add --wheelhouse ./wheels --python 3.11 scikit-learn rich")
+  .action(async (action: string, requirements: string[], opts: Record<string, unknown>) => {
+    const str = (v: unknown) => (v === undefined ? undefined : String(v));
+    process.exit(
+      await (await import("./cli/packages.ts")).packages(action, requirements.map(String), {
+        wheelhouse: str(opts.wheelhouse),
+        python: str(opts.python),
+        platform: str(opts.platform),
+        index: str(opts.index),
+        all: opts.all === true,
+        json: opts.json === true,
+      }),
+    );
   });
 
 cli.help((sections) => {

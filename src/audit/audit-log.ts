@@ -30,6 +30,8 @@ export const DECISIONS_FILE = "audit.decisions.jsonl";
 export interface AuditRecord {
   /** When the call was made (ISO 8601, UTC). */
   ts: string;
+  /** Who the call was made for, on a bridge serving several users (`token:alice`, `oidc:<subject>`). */
+  principal?: string;
   run: string;
   call: string;
   server: string;
@@ -76,7 +78,7 @@ export class AuditLog {
   #maxBytes: number;
   #log: Logger | undefined;
   #fd: number | undefined;
-  #pending: Array<{ record: Omit<AuditRecord, "args_sha256">; args: unknown }> = [];
+  #pending: Array<{ record: Omit<AuditRecord, "args_sha256">; args: unknown } | { line: string }> = [];
   #scheduled = false;
   #broken = false;
   #checkedAt = Number.NEGATIVE_INFINITY;
@@ -95,6 +97,15 @@ export class AuditLog {
   /** One call's line; the digest of its arguments is taken when the line is written, after the reply went out. */
   write(record: Omit<AuditRecord, "args_sha256">, args: unknown): void {
     this.#pending.push({ record, args });
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** A line that is not a tool call (an install: src/packages/install.ts); written as given, after `ts`. */
+  event(record: { event: string } & Record<string, unknown>): void {
+    this.#pending.push({ line: JSON.stringify({ ts: new Date().toISOString(), ...record }) });
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.flush());
@@ -138,7 +149,9 @@ export class AuditLog {
   flush(): void {
     this.#scheduled = false;
     if (!this.#pending.length) return;
-    const data = this.#pending.map(({ record, args }) => `${JSON.stringify({ ...record, args_sha256: argsDigest(args) })}\n`).join("");
+    const data = this.#pending
+      .map((p) => ("line" in p ? `${p.line}\n` : `${JSON.stringify({ ...p.record, args_sha256: argsDigest(p.args) })}\n`))
+      .join("");
     this.#pending = [];
     try {
       // Whether another bridge rotated the file is looked at once a second (a path lookup costs more

@@ -14,7 +14,7 @@ import { auth, extractWWWAuthenticateParams, type OAuthDiscoveryState } from "@m
 import { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { startLoopback } from "./loopback.ts";
+import { startLoopback, type Loopback } from "./loopback.ts";
 import { StoredOAuthProvider, storeKey, type OAuthTarget } from "./provider.ts";
 import { expiresInMs, type TokenStore } from "./token-store.ts";
 
@@ -30,6 +30,11 @@ export interface LoginOptions {
   /** How long to wait for the browser to come back (default 5 minutes). */
   timeoutMs?: number;
   fetchFn?: FetchLike;
+  /**
+   * Where the browser comes back: a receiver for this sign-in's `state`. Default: a loopback listener
+   * on this machine; a bridge serving HTTP receives it at its own public URL (src/http/oauth-callback.ts).
+   */
+  redirect?: (state: string, server: string) => Loopback | Promise<Loopback>;
 }
 
 export interface LoginResult {
@@ -67,7 +72,11 @@ export async function beginLogin(target: LoginTarget, opts: LoginOptions): Promi
   const host = configured.clientId || configured.callbackPort ? "localhost" : "127.0.0.1";
   const state = randomBytes(24).toString("base64url");
   const listen = (port: number | undefined) => startLoopback({ port, host, state, server: target.name });
-  const loopback = configured.callbackPort ? await listen(configured.callbackPort) : await listen(storedPort).catch(() => listen(0));
+  const loopback = opts.redirect
+    ? await opts.redirect(state, target.name)
+    : configured.callbackPort
+      ? await listen(configured.callbackPort)
+      : await listen(storedPort).catch(() => listen(0));
 
   let authorizationUrl: URL | undefined;
   const provider = new StoredOAuthProvider(

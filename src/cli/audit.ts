@@ -98,10 +98,20 @@ export function humanLine(line: string): string {
   } catch {
     return line;
   }
+  const ev = r as unknown as {
+    event?: string;
+    packages?: Array<{ name: string; version: string; sha256: string }>;
+    source?: string;
+    approved_by?: string;
+  };
+  if (ev.event === "install") {
+    const pkgs = (ev.packages ?? []).map((p) => `${p.name}==${p.version} sha256:${String(p.sha256).slice(0, 12)}`).join(", ");
+    return `${r.ts}  ${r.run}  install  ${pkgs || "(nothing)"}  from ${ev.source}  ${r.decision ?? ""} by ${ev.approved_by ?? r.by}  ${r.outcome}`;
+  }
   const wait = r.wait_ms ? `, waited ${formatMs(r.wait_ms)}` : "";
   const decision = r.decision ? `${r.decision} by ${r.by}${r.answer ? ` (${r.answer}${wait})` : ""}` : "no decision";
   const repeated = r.repeated ? `  and ${r.repeated} more like it until ${r.last_ts}` : "";
-  return `${r.ts}  ${r.run} ${r.call}  ${r.server}/${r.tool}  ${decision}  ${r.outcome}  ${formatMs(r.ms)}  args ${String(r.args_sha256).slice(0, 12)}${repeated}`;
+  return `${r.ts}  ${r.principal ? `${r.principal} ` : ""}${r.run} ${r.call}  ${r.server}/${r.tool}  ${decision}  ${r.outcome}  ${formatMs(r.ms)}  args ${String(r.args_sha256).slice(0, 12)}${repeated}`;
 }
 
 function formatMs(ms: number): string {

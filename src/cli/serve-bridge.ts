@@ -16,6 +16,10 @@ import type { HandshakeFront } from "../server/handshake-front.ts";
 import { type Handshake, handshake } from "../server/handshake.ts";
 import { startupReadiness } from "../server/readiness.ts";
 import { guardParams } from "../server/wire.ts";
+import { LOCAL_PRINCIPAL, Sessions } from "../session/sessions.ts";
+
+/** The one connection of a stdio bridge: its default session is the session of every call without `session`. */
+const STDIO_CONNECTION = "stdio";
 
 /** How long the handshake may wait for the startup check (engine and image); see readiness.ts for why so short. */
 const READINESS_WAIT_MS = 250;
@@ -44,7 +48,12 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const { config, log, discovery, front } = start;
   const app = createApp(process.env, process.cwd(), { config, log, discovery, policy: start.policy });
   const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
-  const session = app.newSession();
+  const sessions = new Sessions({
+    make: () => app.newSession(),
+    ttlMs: config.sessionTtlSec * 1000,
+    maxPerPrincipal: config.maxSessionsPerUser,
+    log,
+  });
   const stopStats = app.metrics.persist(config.stateDir);
   process.on("exit", () => {
     removeAllContainersSync();
@@ -55,7 +64,7 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const close = async () => {
     // The stats file says a bridge is running: gone first, whatever the rest of the shutdown meets.
     stopStats();
-    await session.close().catch(() => {});
+    await sessions.close().catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
     await server?.close().catch(() => {});
@@ -74,15 +83,23 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   if (start.shuttingDown()) return { close };
   server = createBridgeServer({
     config,
-    session,
+    sessions,
+    principal: LOCAL_PRINCIPAL,
+    connection: STDIO_CONNECTION,
     render: getRenderer(config.outputMode),
     log,
     handshake: said,
     pool: app.pool,
     metrics: app.metrics,
+    telemetry: app.telemetry,
   });
   server.oninitialized = () => {
-    if (config.prewarm && !start.shuttingDown()) session.warm();
+    if (config.prewarm && !start.shuttingDown()) {
+      // The default session the first call will use, made now so its sandbox starts in the background.
+      const own = sessions.resolve(LOCAL_PRINCIPAL, STDIO_CONNECTION);
+      own.session.warm();
+      own.release();
+    }
   };
   await server.connect(guardParams(front.attach()));
   log.info("serving MCP on stdio", { version: VERSION, answeredEarly: front.answered });

@@ -150,6 +150,12 @@ export const ENV_SCHEMA = {
   MCP_BRIDGE_CONTAINER_LIFETIME: seconds("MCP_BRIDGE_CONTAINER_LIFETIME").describe(
     "Hard cap on a sandbox's life, enforced by the sandbox's own init even if the bridge dies",
   ),
+  MCP_BRIDGE_SESSION_TTL: seconds("MCP_BRIDGE_SESSION_TTL").describe(
+    "A Python session (a handle run_python answers with) unused this long ends; the next call with it is told its state is gone",
+  ),
+  MCP_BRIDGE_MAX_SESSIONS_PER_USER: positiveInt("MCP_BRIDGE_MAX_SESSIONS_PER_USER").describe(
+    'Python sessions one user may hold at once (run_python(session="new") makes another)',
+  ),
   MCP_BRIDGE_STATE_DIR: z
     .string()
     .trim()
@@ -265,9 +271,94 @@ export const ENV_SCHEMA = {
       "Name `image build --offline` gives the image it builds; the sandbox image when MCP_BRIDGE_IMAGE is unset or the default and the engine lacks the default",
     ),
   MCP_BRIDGE_IMAGE_CACHE: z.string().trim().min(1).describe("Where `image build --offline` caches the root filesystem"),
+  MCP_BRIDGE_HTTP_LISTEN: z
+    .string()
+    .trim()
+    .regex(/^(\[[0-9a-f:]+\]|[\w.-]+):\d{1,5}$/i, "expected HOST:PORT such as 127.0.0.1:8931 or [::1]:8931")
+    .describe(
+      "`serve --http`: where to listen (HOST:PORT); anything but loopback needs sign-in (MCP_BRIDGE_HTTP_TOKENS or MCP_BRIDGE_HTTP_ISSUER)",
+    ),
+  MCP_BRIDGE_HTTP_TOKENS: z
+    .string()
+    .trim()
+    .min(1)
+    .describe(
+      "`serve --http`: static sign-in, `name=token` pairs (comma-separated) or the path of a file of such lines; each name is a user",
+    ),
+  MCP_BRIDGE_HTTP_ISSUER: z
+    .url()
+    .describe(
+      "`serve --http`: the OAuth authorization server whose JWT access tokens are accepted (issuer URL; its keys come from its metadata)",
+    ),
+  MCP_BRIDGE_HTTP_JWKS_URL: z.url().describe("`serve --http`: the issuer's JWKS, when its metadata does not name it"),
+  MCP_BRIDGE_HTTP_RESOURCE: z
+    .url()
+    .describe("`serve --http`: this server's public URL of /mcp, the audience tokens must name (RFC 8707); default: the listen address"),
+  MCP_BRIDGE_HTTP_SCOPES: z.string().trim().describe("`serve --http`: scopes every access token must carry (space-separated)"),
+  MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM: z
+    .string()
+    .trim()
+    .regex(/^[\w.:-]{1,64}$/, "expected a claim name such as sub or email")
+    .describe("`serve --http`: the JWT claim that names the user"),
+  MCP_BRIDGE_HTTP_ORIGINS: globList("MCP_BRIDGE_HTTP_ORIGINS").describe(
+    "`serve --http`: web origins allowed to call (comma-separated); a browser request from any other is refused (DNS rebinding)",
+  ),
+  MCP_BRIDGE_SHARED_SERVERS: globList("MCP_BRIDGE_SHARED_SERVERS").describe(
+    "`serve --http`: upstream servers every user shares one process or connection of (only those that keep no per-user state); the rest run per user, with each user's own sign-ins",
+  ),
+  MCP_BRIDGE_USER_CALLS_PER_MINUTE: positiveInt("MCP_BRIDGE_USER_CALLS_PER_MINUTE").describe(
+    "`serve --http`: run_python calls one user may make per minute (bursts up to it); past it, an error saying when to retry",
+  ),
+  MCP_BRIDGE_USER_MEMORY: bytes("MCP_BRIDGE_USER_MEMORY").describe(
+    "`serve --http`: memory one user's sandboxes may hold together (each at MCP_BRIDGE_MEMORY); bounds how many sessions a user has",
+  ),
+  MCP_BRIDGE_NODE_SANDBOXES: positiveInt("MCP_BRIDGE_NODE_SANDBOXES").describe(
+    "`serve --http`: Python sessions this server holds for all users together (default: 8 per core, at most what 80% of its memory holds)",
+  ),
+  MCP_BRIDGE_HTTP_MAX_CONNECTIONS: positiveInt("MCP_BRIDGE_HTTP_MAX_CONNECTIONS").describe(
+    "`serve --http`: MCP protocol sessions one user may hold open",
+  ),
   MCP_BRIDGE_BROWSER: commandLine("MCP_BRIDGE_BROWSER").describe(
     "Browser command `auth login` opens the sign-in page with (the URL is added last): a command line or a JSON array; `none` only prints the link",
   ),
+  MCP_BRIDGE_INSTALL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["ask", "allow", "deny"]))
+    .describe(
+      "runtime.install() from sandbox code: ask (a download from the package index waits for your approval; the wheelhouse and wheels approved before install at once), allow (downloads without asking) or deny (no installs)",
+    ),
+  MCP_BRIDGE_PACKAGES: globList("MCP_BRIDGE_PACKAGES")
+    .refine((l) => l.length <= 20, "at most 20 packages")
+    .describe(
+      'Packages every session gets before its first run, comma-separated requirements such as "rich,tabulate==0.9.0" (your list counts as your approval of their download)',
+    ),
+  MCP_BRIDGE_WHEELHOUSE: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((p) => isAbsolute(p), "must be an absolute path")
+    .describe("Folder of wheels installs use without asking (fill it with `mcp-code-exec packages add` on a connected machine)"),
+  MCP_BRIDGE_PACKAGE_INDEX: z
+    .string()
+    .trim()
+    .regex(/^https?:\/\/[^\s]+$/, "expected an http(s) URL of a PEP 503 simple index")
+    .describe("PEP 503 simple index installs download from after approval (a devpi or Artifactory mirror works)"),
+  MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS: positiveInt("MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS").describe(
+    "A release younger than this many days is flagged in the approval question",
+  ),
+  MCP_BRIDGE_PACKAGE_MAX_SIZE: bytes("MCP_BRIDGE_PACKAGE_MAX_SIZE").describe(
+    "Largest install: the wheels downloaded, and each wheel once unpacked",
+  ),
+  MCP_BRIDGE_UV: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((p) => isAbsolute(p), "must be an absolute path")
+    .describe(
+      "The uv binary installs resolve with (default: the pinned uv, unpacked into the state dir from the wheelhouse or the index, or uv on PATH)",
+    ),
 } as const;
 
 /** Families of variables named after something the user defines; listed in help and README. */
@@ -283,6 +374,7 @@ const DEFAULTS_SHOWN: Partial<Record<keyof typeof ENV_SCHEMA, string>> = {
   MCP_BRIDGE_OCI_RUNTIME: "engine default",
   MCP_BRIDGE_SETTINGS: "$XDG_CONFIG_HOME/mcp-code-exec/config.json",
   MCP_BRIDGE_BROWSER: "open, xdg-open or wslview",
+  MCP_BRIDGE_NODE_SANDBOXES: "8 per core, within 80% of memory",
 };
 
 /** Settings that also live in our settings file: the variable wins, per field. */
@@ -311,6 +403,8 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_CONTAINER_USER: "65534:65534",
   MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT: "300",
   MCP_BRIDGE_CONTAINER_LIFETIME: "8h",
+  MCP_BRIDGE_SESSION_TTL: "24h",
+  MCP_BRIDGE_MAX_SESSIONS_PER_USER: "8",
   MCP_BRIDGE_OUTPUT_MODE: "compact",
   MCP_BRIDGE_OUTPUT_CAP: "64k",
   MCP_BRIDGE_STRUCTURED_CONTENT: "0",
@@ -337,6 +431,14 @@ export const ENV_DEFAULTS: Partial<Record<EnvKey, string>> = {
   MCP_BRIDGE_AUDIT_MAX_SIZE: "10m",
   MCP_BRIDGE_OFFLINE_IMAGE: "mcp-code-exec-sandbox:bookworm",
   MCP_BRIDGE_IMAGE_CACHE: "/var/cache/mcp-code-exec",
+  MCP_BRIDGE_HTTP_LISTEN: "127.0.0.1:8931",
+  MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM: "sub",
+  MCP_BRIDGE_HTTP_MAX_CONNECTIONS: "16",
+  MCP_BRIDGE_USER_CALLS_PER_MINUTE: "120",
+  MCP_BRIDGE_INSTALL: "ask",
+  MCP_BRIDGE_PACKAGE_INDEX: "https://pypi.org/simple",
+  MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS: "14",
+  MCP_BRIDGE_PACKAGE_MAX_SIZE: "2g",
 };
 
 export interface Config {
@@ -359,6 +461,9 @@ export interface Config {
   user: string;
   idleTimeoutSec: number;
   lifetimeSec: number;
+  /** A session unused this long ends (session/sessions.ts). */
+  sessionTtlSec: number;
+  maxSessionsPerUser: number;
   stateDir: string;
   outputMode: (typeof OUTPUT_MODES)[number];
   outputCap: number;
@@ -384,6 +489,20 @@ export interface Config {
   resultCap: number;
   /** Bytes at which audit.jsonl is rotated. */
   auditMaxBytes: number;
+  /** Upstream servers shared by every user of an HTTP bridge (MCP_BRIDGE_SHARED_SERVERS). */
+  sharedServers: string[];
+  /** Installs into sessions (src/packages/). */
+  packages: PackageSettings;
+}
+
+export interface PackageSettings {
+  mode: "ask" | "allow" | "deny";
+  always: string[];
+  wheelhouse: string | undefined;
+  index: string;
+  cooldownDays: number;
+  maxBytes: number;
+  uv: string | undefined;
 }
 
 /** One variable's value (set, else its default), parsed; `problem` names the variable and its value. */
@@ -433,6 +552,8 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     user: values.MCP_BRIDGE_CONTAINER_USER as string,
     idleTimeoutSec: values.MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT as number,
     lifetimeSec: values.MCP_BRIDGE_CONTAINER_LIFETIME as number,
+    sessionTtlSec: values.MCP_BRIDGE_SESSION_TTL as number,
+    maxSessionsPerUser: values.MCP_BRIDGE_MAX_SESSIONS_PER_USER as number,
     stateDir: (values.MCP_BRIDGE_STATE_DIR as string | undefined) ?? defaultStateDir(env, home),
     outputMode: values.MCP_BRIDGE_OUTPUT_MODE as Config["outputMode"],
     outputCap: values.MCP_BRIDGE_OUTPUT_CAP as number,
@@ -454,6 +575,16 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     browser: values.MCP_BRIDGE_BROWSER as string[] | undefined,
     resultCap: values.MCP_BRIDGE_RESULT_CAP as number,
     auditMaxBytes: values.MCP_BRIDGE_AUDIT_MAX_SIZE as number,
+    sharedServers: (values.MCP_BRIDGE_SHARED_SERVERS as string[] | undefined) ?? [],
+    packages: {
+      mode: values.MCP_BRIDGE_INSTALL as PackageSettings["mode"],
+      always: (values.MCP_BRIDGE_PACKAGES as string[] | undefined) ?? [],
+      wheelhouse: values.MCP_BRIDGE_WHEELHOUSE as string | undefined,
+      index: values.MCP_BRIDGE_PACKAGE_INDEX as string,
+      cooldownDays: values.MCP_BRIDGE_PACKAGE_COOLDOWN_DAYS as number,
+      maxBytes: values.MCP_BRIDGE_PACKAGE_MAX_SIZE as number,
+      uv: values.MCP_BRIDGE_UV as string | undefined,
+    },
   };
 }
 

@@ -24,5 +24,6 @@ export const OUTPUT_SCHEMA = {
     cancelled: { type: "boolean" },
     session_reset: str,
     duration_ms: { type: "number" },
+    session: str,
   },
 };

@@ -33,6 +33,7 @@ export function payload(o: RunOutcome, opts: { tableAsRows?: boolean } = {}): Re
   if (o.cancelled) out.cancelled = true;
   if (o.sessionReset) out.session_reset = o.sessionReset;
   out.duration_ms = o.durationMs;
+  if (o.session) out.session = o.session;
   return out;
 }
 
@@ -64,6 +65,7 @@ export const compact: Renderer = (o) => {
   if (o.error) parts.push(`[error] ${o.error.traceback.trim() || `${o.error.type}: ${o.error.message}`}`);
   if (o.sessionReset && !o.error?.message.includes(o.sessionReset)) parts.push(`[session reset] ${o.sessionReset}`);
   if (parts.length === 0) parts.push("(no output)");
+  if (o.session) parts.push(`[session] ${o.session}`);
   return { text: parts.join("\n"), structured: payload(o), isError: o.error !== undefined };
 };
 

@@ -8,6 +8,7 @@ import DISPLAY_PY from "../../entrypoint/display.py" with { type: "text" };
 import INIT_PY from "../../entrypoint/init.py" with { type: "text" };
 import MCP_PACKAGE_PY from "../../entrypoint/mcp_package.py" with { type: "text" };
 import INTERPRETER_PY from "../../entrypoint/interpreter.py" with { type: "text" };
+import PACKAGES_PY from "../../entrypoint/packages.py" with { type: "text" };
 import { PROTOCOL } from "./protocol.ts";
 
 /**
@@ -18,7 +19,7 @@ import { PROTOCOL } from "./protocol.ts";
 export const BOOT_MARK = (name: string): string => `_BOOT[${JSON.stringify(name)}] = __import__("time").time()`;
 
 /** Modules installed inside the sandbox, in order (JSON strings are valid Python string literals). */
-const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY };
+const EMBEDDED_MODULES = { _mcp_display: DISPLAY_PY, mcp: MCP_PACKAGE_PY, _mcp_packages: PACKAGES_PY };
 
 /**
  * init.py (the container's own init: it forks, and only the child goes on), then interpreter.py preceded by

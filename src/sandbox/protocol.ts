@@ -27,6 +27,7 @@ export const RPC_METHODS = [
   "skills.save",
   "skills.get",
   "skills.list",
+  "packages.install",
 ] as const;
 export type RpcMethod = (typeof RPC_METHODS)[number];
 
@@ -49,6 +50,12 @@ export const ERROR_KINDS = {
   closed: "McpError",
   /** `from skills import name` for a name no skill has (raised as ImportError by the importer). */
   unknown_skill: "McpError",
+  /** runtime.install(): no such package on the source (the message names the nearest real one). */
+  not_found: "PackageNotFoundError",
+  /** runtime.install(): a wheel failed its checks, or the resolver could not run. */
+  bad_wheel: "InstallError",
+  resolver_missing: "InstallError",
+  resolver_failed: "InstallError",
 } as const;
 export type ErrorKind = keyof typeof ERROR_KINDS;
 
@@ -69,6 +76,8 @@ export const RUNTIME_HELPERS = [
   { name: "show", call: "runtime.show(obj)", does: "return a figure, image or table with the result" },
   { name: "save_skill", call: "runtime.save_skill(func, description=None)", does: "keep a function: later `from skills import <name>`" },
   { name: "list_skills", call: "runtime.list_skills()", does: "saved skills: name, description" },
+  { name: "packages", call: "runtime.packages()", does: "importable distributions: name, version, import names" },
+  { name: "install", call: 'runtime.install("pkg==1.2", ...)', does: "install wheels into this session (no restart; may ask the user)" },
 ] as const;
 
 /**

@@ -21,7 +21,8 @@ import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { attachments, type Renderer } from "../render/render.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Session } from "../session/session.ts";
+import { SessionError, type Sessions } from "../session/sessions.ts";
+import { NO_TELEMETRY, parseTraceparent, type Telemetry } from "../telemetry/telemetry.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { clientChannel } from "./client-requests.ts";
 import { checkRunRequest } from "./request-checks.ts";
@@ -44,17 +45,28 @@ const CHECKLIST = [
 
 export interface BridgeServerDeps {
   config: Config;
-  session: Session;
+  /** Python sessions by handle (session/sessions.ts). */
+  sessions: Sessions;
+  /** Who calls through this server: "local" over stdio, the signed-in principal over HTTP. */
+  principal: string;
+  /** This connection, whose default session a call without `session` uses. */
+  connection: string;
   render: Renderer;
   log: Logger;
   /** What the server says about itself (tool, capabilities, instructions), also used by the handshake front. */
   handshake: Handshake;
   pool: () => UpstreamPool;
   metrics?: Metrics;
+  /** Every result names its session (a bridge serving many users); else only when the call named one. */
+  showSessions?: boolean;
+  /** Refuses a run_python call the caller may not make now (a quota), with why and when to retry. */
+  admit?: () => string | undefined;
+  telemetry?: Telemetry;
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): Server {
-  const { config, session, render, log } = deps;
+  const { config, sessions, render, log } = deps;
+  const telemetry = deps.telemetry ?? NO_TELEMETRY;
   const argsSchema = runPythonArgs(config);
   const { tool } = deps.handshake;
   const resources = [
@@ -102,15 +114,39 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
       return result(text, true, { error: { type: "InvalidArguments", message: text, traceback: "" } });
     }
     const args = parsed.data;
+    const held = deps.admit?.();
+    if (held) return result(`[mcp-code-exec] ${held}`, true, { error: { type: "QuotaExceeded", message: held, traceback: "" } });
     const problem = checkRunRequest(args, config, deps.pool);
     if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
+    let resolved;
+    try {
+      resolved = sessions.resolve(deps.principal, deps.connection, args.session);
+    } catch (err) {
+      if (!(err instanceof SessionError)) throw err;
+      const text = `[mcp-code-exec] ${err.message}`;
+      const type = { limit: "SessionLimit", full: "ServerFull", unknown: "SessionNotFound", expired: "SessionNotFound" }[err.problem];
+      return result(text, true, { error: { type, message: text, traceback: "" } });
+    }
+    // One span per call, a child of the client's when its _meta carries a W3C traceparent.
+    const span = telemetry.span("tools/call run_python", {
+      parent: parseTraceparent(request.params._meta?.traceparent),
+      kind: "server",
+      attributes: {
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": TOOL_NAME,
+        "mcp_code_exec.session": resolved.handle,
+        ...(deps.principal === "local" ? {} : { "enduser.id": deps.principal }),
+      },
+    });
+    const t0 = performance.now();
+    let outcome: "ok" | "error" | "timeout" = "error";
     try {
       const client = clientChannel(server, {
         requestId: extra.requestId,
         progressToken: request.params._meta?.progressToken,
         sendNotification: extra.sendNotification,
       });
-      const outcome = await session.run({
+      const run = await resolved.session.run({
         code: args.code,
         timeoutSec: args.timeout,
         reset: args.reset,
@@ -118,14 +154,27 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
         signal: extra.signal,
         onOutput: client.output,
         client,
+        trace: span.context,
       });
       await client.flush();
-      const r = render(outcome);
-      return result(r.text, r.isError, r.structured, attachments(outcome));
+      if (resolved.lost)
+        run.notes.unshift(`Note: earlier session state was lost (${resolved.lost}); this run started in a fresh interpreter.`);
+      // A caller that names sessions, or any caller of a bridge serving many, is told which one ran.
+      if (args.session !== undefined || deps.showSessions) run.session = resolved.handle;
+      const r = render(run);
+      outcome = run.timedOut ? "timeout" : r.isError ? "error" : "ok";
+      span.set({ "mcp_code_exec.outcome": outcome, ...(run.error ? { "error.type": run.error.type } : {}) });
+      span.end(r.isError ? (run.error?.type ?? "error") : undefined);
+      return result(r.text, r.isError, r.structured, attachments(run));
     } catch (err) {
       const text = renderError(err);
       log.warn("run_python failed", { error: text });
+      span.end(text);
       return result(text, true, { error: { type: err instanceof BridgeError ? err.code : "Error", message: text, traceback: "" } });
+    } finally {
+      resolved.release();
+      telemetry.count("mcp_code_exec.runs", 1, { outcome });
+      telemetry.record("mcp_code_exec.run.duration", performance.now() - t0, { outcome });
     }
   });
   // Saved skills (runtime.save_skill), one resource each, as in the MCP Skills extension.
@@ -149,7 +198,13 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     const uri = request.params.uri;
     if (uri === CAPABILITIES_URI) {
       return {
-        contents: [{ uri, mimeType: "text/plain", text: `${capabilitySummary(deps.pool(), session.loadedServers)}\n\n${CHECKLIST}` }],
+        contents: [
+          {
+            uri,
+            mimeType: "text/plain",
+            text: `${capabilitySummary(deps.pool(), sessions.peekDefault(deps.principal, deps.connection)?.loadedServers ?? new Set())}\n\n${CHECKLIST}`,
+          },
+        ],
       };
     }
     if (uri === STATS_URI && deps.metrics) {

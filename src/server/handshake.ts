@@ -32,6 +32,7 @@ export function runPythonArgs(config: Config) {
     timeout: z.number().optional().describe(`Seconds (default ${config.timeoutSec}, max ${config.maxTimeoutSec})`),
     reset: z.boolean().optional().describe("Fresh interpreter first"),
     servers: z.array(z.string()).optional().describe("MCP servers to load"),
+    session: z.string().optional().describe('"new", or a handle from a result'),
   });
 }
 
@@ -51,10 +52,23 @@ export function handshake(config: Config, version: string, servers: string[], pr
     tool: {
       name: TOOL_NAME,
       description: RUN_PYTHON_DESCRIPTION,
-      inputSchema: z.toJSONSchema(runPythonArgs(config), { target: "draft-7", io: "input" }) as Tool["inputSchema"],
+      inputSchema: inputSchema(config),
       ...(config.structuredContent ? { outputSchema: OUTPUT_SCHEMA } : {}),
     },
   };
+}
+
+/**
+ * run_python's input schema. Its keywords (type, properties, items, required, description) mean the
+ * same in draft-07 and in 2020-12, MCP's default dialect, so no `$schema` is sent: every prompt of
+ * every client pays for each token of it.
+ */
+function inputSchema(config: Config): Tool["inputSchema"] {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(runPythonArgs(config), { target: "draft-7", io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  return schema as Tool["inputSchema"];
 }
 
 /** The `initialize` answer, as the SDK server gives it: the client's version when spoken, else the newest. */

@@ -318,11 +318,16 @@ export class ModernEra implements Transport {
       if (call.clientId === undefined) return Promise.resolve(); // no request waits: nobody to tell
       if (message.method === "notifications/message" && !call.logs) return Promise.resolve();
       if (message.method === "notifications/elicitation/complete") return Promise.resolve();
+      // Tied to the client's request it is about (an HTTP wire sends it on that request's stream).
+      const about = { ...options, relatedRequestId: call.clientId };
       if (message.method === "notifications/progress") {
         if (call.progressToken === undefined) return Promise.resolve();
-        return this.#send({ ...message, params: { ...(message.params as Obj), progressToken: call.progressToken } } as JSONRPCMessage);
+        return this.#send(
+          { ...message, params: { ...(message.params as Obj), progressToken: call.progressToken } } as JSONRPCMessage,
+          about,
+        );
       }
-      return this.#send(message, options);
+      return this.#send(message, about);
     }
     // Not tied to a request: only a legacy client listens for those.
     return !this.#modern() || this.#legacy ? this.#send(message, options) : Promise.resolve();

@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import type { ContainerSpec } from "../../adapters/types.ts";
 import type { Config } from "../config/env.ts";
 import { containerCommand } from "../sandbox/bootstrap.ts";
+import { CONTAINER_PACKAGES } from "../packages/store.ts";
 
 /** Label every container of ours carries; the owner label says which bridge process started it. */
 export const OWNER_LABEL = "io.mcp-code-exec.owner";
@@ -38,12 +39,15 @@ export function containerSpec(
   config: Config,
   seccompProfile?: string,
   channel?: { fd: number } | { hostDir: string; mountAt: string; socket: string },
+  packagesDir?: string,
 ): ContainerSpec {
   const channelFd = channel && "fd" in channel ? channel.fd : undefined;
   const socket = channel && "socket" in channel ? channel : undefined;
   const mounts = [
     ...(config.workspace ? [{ source: config.workspace, target: "/workspace", readonly: config.workspaceMode !== "rw" }] : []),
     ...(socket ? [{ source: socket.hostDir, target: socket.mountAt, readonly: true }] : []),
+    // The package store (src/packages/store.ts): read-only, so code cannot change what another session imports.
+    ...(packagesDir ? [{ source: packagesDir, target: CONTAINER_PACKAGES, readonly: true }] : []),
   ];
   const rand = Math.random().toString(36).slice(2, 8);
   return {

@@ -29,6 +29,8 @@ export interface RunOutcome {
   /** Set when the interpreter state was lost: why, in words a model can act on. */
   sessionReset?: string;
   durationMs: number;
+  /** The session's handle, when the caller is told it (it named one, or the bridge serves many). */
+  session?: string;
   notes: string[];
 }
 

@@ -5,9 +5,11 @@
  */
 import type { SessionApprovals } from "../approvals/remembered.ts";
 import type { Logger } from "../log.ts";
+import type { SessionPackages } from "../packages/session-packages.ts";
 import { PolicyRefusal, type Policy } from "../policy.ts";
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
+import type { SpanContext } from "../telemetry/telemetry.ts";
 
 /** Requests outside a run before the sandbox is stopped as flooding. */
 const MAX_STRAY_RPCS = 1_000;
@@ -35,6 +37,10 @@ export interface RunScope {
   readonly approvals: SessionApprovals;
   /** Stop the run's clock while a person is being asked something; call the result once answered. */
   holdClock(): () => void;
+  /** The span of the call the run serves: proxied calls are its children. */
+  readonly trace?: SpanContext;
+  /** What the session installed (runtime.install); absent where installs are not wired (tests). */
+  readonly packages?: SessionPackages;
 }
 
 export type RequestHandler = (frame: RpcFrame, run: RunScope) => Promise<unknown>;

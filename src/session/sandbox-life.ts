@@ -9,6 +9,7 @@
 import { BridgeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Sandbox, SandboxExit } from "../sandbox/sandbox.ts";
+import type { SpanContext } from "../telemetry/telemetry.ts";
 import type { CancelTimer, Clock } from "../clock.ts";
 import { formatSeconds } from "./outcome.ts";
 
@@ -28,8 +29,8 @@ export type LifeState =
 type Live = Extract<LifeState, { box: Sandbox }>;
 
 export interface SandboxLifeDeps {
-  /** Start a sandbox (engine, image, channel, its logs); its life is watched from then on. */
-  start: () => Promise<Sandbox>;
+  /** Start a sandbox (engine, image, channel, its logs); its life is watched from then on. `trace`: the call that needs it. */
+  start: (trace?: SpanContext) => Promise<Sandbox>;
   clock: Clock;
   /** MCP_BRIDGE_CONTAINER_LIFETIME: the sandbox is stopped this long after it is ready. */
   lifetimeSec: number;
@@ -74,7 +75,7 @@ export class SandboxLife {
   }
 
   /** The sandbox for the next run: the current one, or a new one (also when the current is about to reach its cap). */
-  async ensure(): Promise<Sandbox> {
+  async ensure(trace?: SpanContext): Promise<Sandbox> {
     this.#clearIdle();
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     const now = live(this.#state);
@@ -91,7 +92,7 @@ export class SandboxLife {
     const s = this.#state;
     if (s.kind === "ready" || s.kind === "used") return s.box;
     if (s.kind === "starting") return s.started;
-    const started = this.#start();
+    const started = this.#start(trace);
     this.#state = { kind: "starting", started, untold: s.kind === "gone" && s.tell ? s.reason : undefined };
     return started;
   }
@@ -163,10 +164,10 @@ export class SandboxLife {
     if (box) await box.kill("bridge shutting down");
   }
 
-  async #start(): Promise<Sandbox> {
+  async #start(trace?: SpanContext): Promise<Sandbox> {
     let box: Sandbox;
     try {
-      box = await this.#deps.start();
+      box = await this.#deps.start(trace);
     } catch (err) {
       // Nothing started: a loss not told yet still waits for the next call.
       const s = this.#state;

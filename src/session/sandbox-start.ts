@@ -7,7 +7,7 @@
  * probing the engine afresh, and a failure the engine did not explain is checked against the image.
  * A missing default image is replaced by the offline image where the engine has that (image-choice.ts).
  */
-import type { RuntimeAdapter } from "../../adapters/types.ts";
+import type { EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
 import type { SessionDeps } from "./session.ts";
 import { isGvisor } from "../../adapters/oci-flags.ts";
 import { BridgeError } from "../errors.ts";
@@ -26,7 +26,7 @@ const CHANNEL_FD = 3;
 /** What a start needs: the session's own dependencies, the handler of the sandbox's requests, and whether it closed meanwhile. */
 export type StartDeps = Pick<
   SessionDeps,
-  "config" | "engine" | "refreshEngine" | "spawn" | "engineEnv" | "log" | "seccompProfile" | "onEngine"
+  "config" | "engine" | "refreshEngine" | "spawn" | "engineEnv" | "log" | "seccompProfile" | "onEngine" | "installer"
 > & {
   onRpc: (frame: RpcFrame) => Promise<unknown>;
   /** The session was closed meanwhile: start nothing more. */
@@ -37,6 +37,8 @@ export interface Started {
   box: Sandbox;
   adapter: RuntimeAdapter;
   trace: StartTrace;
+  /** Why installs cannot reach this sandbox (no package store mounted), or undefined when they can. */
+  packagesUnavailable: string | undefined;
 }
 
 export async function startSandbox(deps: StartDeps): Promise<Started> {
@@ -98,10 +100,12 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
   const fd = direct && adapter.passesFds === true && CAN_PASS_CHANNEL;
   const socket =
     direct && !fd && !socketChannelFailed.has(adapter) && adapter.sharesHostSockets?.(info) === true ? openChannel(deps) : undefined;
+  const store = packageStore(deps, adapter, info);
   const spec = containerSpec(
     { ...config, image: imageFor(config, adapter) },
     deps.seccompProfile?.(),
     fd ? { fd: CHANNEL_FD } : socket ? { hostDir: socket.hostDir, mountAt: CHANNEL_MOUNT, socket: socket.containerPath } : undefined,
+    "dir" in store ? store.dir : undefined,
   );
   trace.mark("profile");
   // Loaded here, not at start-up: the frame schemas and the entrypoint's sources are only needed now.
@@ -139,7 +143,34 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
       : socket.chosen === "socket"
         ? "socket"
         : "stdio (the sandbox could not reach the socket)";
-  return { box, adapter, trace };
+  return { box, adapter, trace, packagesUnavailable: "why" in store ? store.why : undefined };
+}
+
+/**
+ * The package store's site folder, mounted read-only into every sandbox so installs appear in a running
+ * one (the host writes a new folder, the sandbox puts it on sys.path) and a new one has them at once.
+ * Only an engine that sees this host's folders can mount it: podman here, a docker daemon on this host.
+ */
+function packageStore(deps: StartDeps, adapter: RuntimeAdapter, info: EngineInfo): { dir: string } | { why: string } {
+  const installer = deps.installer;
+  if (!installer) return { why: "installs are not available in this bridge" };
+  if (installer.settings.mode === "deny" && !deps.config.packages.always.length)
+    return { why: "installs are turned off (MCP_BRIDGE_INSTALL=deny)" };
+  if (adapter.name !== "podman" && adapter.sharesHostSockets?.(info) !== true)
+    return { why: `the ${adapter.name} engine does not see this machine's folders, and the package store is mounted from them` };
+  // `--mount type=bind,source=…` cannot carry a comma; the start must not fail for a feature it may not use.
+  if (installer.store.dirs.site.includes(","))
+    return {
+      why: `the state dir's path (${deps.config.stateDir}) has a comma, which the engine's --mount cannot carry: set MCP_BRIDGE_STATE_DIR to a path without one`,
+    };
+  try {
+    installer.store.ensure();
+    return { dir: installer.store.dirs.site };
+  } catch (err) {
+    return {
+      why: `the package store cannot be made in the state dir (${(err as Error).message}); set MCP_BRIDGE_STATE_DIR to a writable folder`,
+    };
+  }
 }
 
 /** A socket channel for this start, or none when its folder cannot be made (the start then uses stdio). */

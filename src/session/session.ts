@@ -22,6 +22,10 @@ import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
+import type { SpanContext, Telemetry } from "../telemetry/telemetry.ts";
+import type { PackageInstaller } from "../packages/install.ts";
+import { SessionPackages } from "../packages/session-packages.ts";
+import { moduleNotFoundHint } from "../packages/hint.ts";
 
 export type { RunOutcome } from "./outcome.ts";
 
@@ -37,6 +41,8 @@ export interface RunRequest {
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   /** The MCP client that asked: approval questions, relayed upstream questions, progress. */
   client?: ClientChannel;
+  /** The span of the call that asked (its sandbox start and proxied calls are its children). */
+  trace?: SpanContext;
 }
 
 export interface SessionDeps {
@@ -62,6 +68,9 @@ export interface SessionDeps {
   seccompProfile?: () => string;
   /** Told the engine before each sandbox starts (the app guards its containers against our death). */
   onEngine?: (adapter: Selected["adapter"]) => void;
+  telemetry?: Telemetry;
+  /** Installs (runtime.install): its store is mounted into each sandbox; absent: no installs. */
+  installer?: PackageInstaller;
   /** What deadlines, the interrupt's grace, the idle stop and the lifetime cap are measured on (tests move it). */
   clock?: Clock;
 }
@@ -79,6 +88,7 @@ export class Session {
   #gate: RequestGate;
   #runCounter = 0;
   #approvals = new SessionApprovals();
+  #packages = new SessionPackages();
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
@@ -86,7 +96,7 @@ export class Session {
     this.#clock = deps.clock ?? SYSTEM_CLOCK;
     this.#gate = new RequestGate({ policy: deps.policy, handler: deps.requests, stop: (reason) => this.#stopFlooding(reason) });
     this.#life = new SandboxLife({
-      start: () => this.#start(),
+      start: (trace) => this.#start(trace),
       clock: this.#clock,
       lifetimeSec: deps.config.lifetimeSec,
       idleTimeoutSec: deps.config.idleTimeoutSec,
@@ -188,9 +198,10 @@ export class Session {
       notes.push("Session reset: this run started in a fresh interpreter.");
       this.#loaded.clear();
       this.#approvals.clear();
+      this.#packages.clear();
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
-    const box = await this.#life.ensure();
+    const box = await this.#life.ensure(req.trace);
     const waitedMs = performance.now() - started;
     if (req.signal?.aborted) {
       // Cancelled while it waited in the queue: it never runs, and a loss still waits to be told.
@@ -215,6 +226,8 @@ export class Session {
       client: req.client,
       approvals: this.#approvals,
       holdClock: () => deadline.hold(),
+      trace: req.trace,
+      packages: this.#packages,
     });
     let sessionReset: string | undefined;
     /** What the next call must hear, when this run's result never reaches the client. */
@@ -248,6 +261,8 @@ export class Session {
       this.#life.endRun(tellNext);
     }
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
+    const hint = moduleNotFoundHint(outcome.error, this.#deps.installer ? config.packages : undefined, this.#packages.unavailable);
+    if (hint) outcome.notes.push(hint);
     runLog.debug("run trace", {
       wait_ms: round1(waitedMs),
       exec_ms: round1(performance.now() - started - waitedMs),
@@ -260,18 +275,33 @@ export class Session {
   /** What every exec frame carries beside the code: servers to proxy, display limits. */
   #execExtra(): Record<string, unknown> {
     const { config } = this.#deps;
+    const packages = this.#deps.installer ? this.#packages.execSpec(config.packages.always) : undefined;
     return {
+      ...(packages ? { packages } : {}),
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
       display: displayLimits(config),
     };
   }
 
-  /** Start a sandbox for the session's life (sandbox-life.ts decides when). */
-  async #start(): Promise<Sandbox> {
+  /** Start a sandbox for the session's life (sandbox-life.ts decides when); `trace`: the call that needs it. */
+  async #start(trace?: SpanContext): Promise<Sandbox> {
+    const span = this.#deps.telemetry?.span("sandbox start", { parent: trace, attributes: { "mcp_code_exec.session": this.id } });
+    try {
+      const box = await this.#startSandbox();
+      span?.set({ "mcp_code_exec.sandbox": box.name });
+      span?.end();
+      return box;
+    } catch (err) {
+      span?.end(err instanceof Error ? err.message : String(err));
+      throw err;
+    }
+  }
+
+  async #startSandbox(): Promise<Sandbox> {
     const { log } = this.#deps;
     const t0 = performance.now();
-    const { box, adapter, trace } = await startSandbox({
+    const { box, adapter, trace, packagesUnavailable } = await startSandbox({
       ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
       closed: () => this.#life.closed,
@@ -285,6 +315,7 @@ export class Session {
       ...trace.facts,
       ...prefixed("ms_", trace.phases),
     });
+    this.#packages.unavailable = packagesUnavailable;
     this.#gate.newSandbox();
     return box;
   }

@@ -19,6 +19,7 @@ import {
 } from "../docs/search.ts";
 import type { Logger } from "../log.ts";
 import type { UpstreamAuth } from "../auth/upstream-auth.ts";
+import type { LoginStart } from "../auth/login.ts";
 import { SkillStore } from "../skills/store.ts";
 import { ResultShapes } from "./result-shapes.ts";
 import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
@@ -47,6 +48,10 @@ export interface PoolOptions {
   auth?: UpstreamAuth;
   /** Every server process started, so none outlives the bridge. */
   processes?: UpstreamProcesses;
+  /** Servers whose process or connection is another pool's (an admin said they keep no per-user state). */
+  shared?: { names: ReadonlySet<string>; pool: UpstreamPool };
+  /** Start a sign-in to a remote server, stored with this pool's sign-ins (src/auth/login.ts). */
+  signIn?: (server: string) => Promise<LoginStart>;
 }
 
 interface CacheFile {
@@ -111,8 +116,18 @@ export class UpstreamPool {
     return this.#servers.get(name);
   }
 
+  /** A sign-in to a remote server, kept with this pool's (per user) sign-ins. */
+  signIn(name: string): Promise<LoginStart> {
+    const shared = this.#opts.shared;
+    if (shared?.names.has(name)) return shared.pool.signIn(name);
+    if (!this.#opts.signIn) return Promise.reject(new Error("sign-ins are not offered here"));
+    return this.#opts.signIn(name);
+  }
+
   /** The live client of a server; throws if the server may not start. */
   server(name: string): UpstreamServer | undefined {
+    const shared = this.#opts.shared;
+    if (shared?.names.has(name)) return shared.pool.server(name);
     const entry = this.entry(name);
     if (!entry) return undefined;
     const blocked = this.blocked(name);

@@ -16,6 +16,7 @@ import type { UpstreamPool } from "./pool.ts";
 import { shapeOfResult } from "./result-shapes.ts";
 import { runRelay } from "./run-relay.ts";
 import { retryAfterSignIn } from "./sign-in.ts";
+import { NO_TELEMETRY, type Telemetry } from "../telemetry/telemetry.ts";
 
 export interface ProxiedCallContext {
   pool: UpstreamPool;
@@ -25,6 +26,9 @@ export interface ProxiedCallContext {
   audit?: AuditLog;
   /** Start a sign-in to a remote server (the hook of src/auth/login.ts); absent: never offered. */
   signIn?: (server: string) => Promise<LoginStart>;
+  /** Who the calls are made for, when the bridge serves several users (written in the audit log). */
+  principal?: string;
+  telemetry?: Telemetry;
 }
 
 export interface CallChecks {
@@ -45,6 +49,12 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
   ): Promise<CallToolResult> {
     const callId = `call-${++callCounter}`;
     const log = run.log.child({ call: callId, server, tool });
+    // A child of the run's call; its traceparent goes on to the upstream server in the call's _meta.
+    const span = (ctx.telemetry ?? NO_TELEMETRY).span(`tools/call ${server}/${tool}`, {
+      parent: run.trace,
+      kind: "client",
+      attributes: { "mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "mcp_code_exec.server": server },
+    });
     const t0 = performance.now();
     const ts = new Date().toISOString();
     let verdict: Pick<Verdict, "decision" | "by"> & Partial<Verdict> = { decision: "allow", by: "policy" };
@@ -87,7 +97,16 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       const upstream = ctx.pool.server(server)!;
       const relay = runRelay(run, server, tool, callId, log, askTimeoutMs(ctx));
       sent = true;
-      const result = await withSignIn(() => upstream.callTool(tool, args, ctx.toolTimeoutMs, run.signal, relay));
+      const result = await withSignIn(() =>
+        upstream.callTool(
+          tool,
+          args,
+          ctx.toolTimeoutMs,
+          run.signal,
+          relay,
+          span.context.sampled && ctx.telemetry?.enabled ? span.traceparent() : undefined,
+        ),
+      );
       // The result's shape is noted once the reply has gone out.
       if (!def.outputSchema) setImmediate(() => ctx.pool.resultShapes.record(server, tool, shapeOfResult(result)));
       outcome = result.isError === true ? "tool_error" : "ok";
@@ -104,12 +123,20 @@ export function createProxiedCall(ctx: ProxiedCallContext, checks: CallChecks) {
       log.info("proxied call failed", { ms: Math.round(ms), error: (err as Error).message });
       throw err;
     } finally {
+      span.set({
+        "mcp_code_exec.decision": decided ? verdict.decision : undefined,
+        "mcp_code_exec.decided_by": decided ? verdict.by : undefined,
+        "mcp_code_exec.outcome": outcome,
+      });
+      span.end(outcome === "ok" ? undefined : outcome);
+      ctx.telemetry?.count("mcp_code_exec.proxied_calls", 1, { server, outcome });
       if (ctx.audit) {
         const decision = decided
           ? { decision: verdict.decision, by: verdict.by, ...(verdict.answer ? { answer: verdict.answer, wait_ms: verdict.waitMs } : {}) }
           : {};
         const record: Omit<AuditRecord, "args_sha256"> = {
           ts,
+          ...(ctx.principal ? { principal: ctx.principal } : {}),
           run: run.runId,
           call: callId,
           server,

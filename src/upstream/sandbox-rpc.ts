@@ -14,6 +14,7 @@ import { RUNTIME_HELPERS, type RpcMethod } from "../sandbox/protocol.ts";
 import type { RequestHandler, RunScope } from "../session/request-gate.ts";
 import { serverRefusal, toolRefusal } from "../policy.ts";
 import { SkillNameSchema, SkillSchema } from "../skills/store.ts";
+import type { PackageInstaller } from "../packages/install.ts";
 import { SKILLS_SERVER, type UpstreamPool } from "./pool.ts";
 import { askTimeoutMs, createProxiedCall, type ProxiedCallContext } from "./proxied-call.ts";
 import { retryAfterSignIn } from "./sign-in.ts";
@@ -38,9 +39,23 @@ const PARAMS = {
   "skills.save": SkillSchema,
   "skills.get": z.object({ name: SkillNameSchema }),
   "skills.list": z.object({}),
+  "packages.install": z.object({
+    requirements: z.array(z.unknown()).max(64),
+    target: z.object({
+      python: z.string().regex(/^\d+\.\d+(\.\d+)?$/, "not a Python version"),
+      machine: z.string().regex(/^[A-Za-z0-9_]{1,32}$/),
+      libc: z.string().regex(/^[a-z]{1,16}$/),
+      libc_version: z.string().regex(/^[0-9.]{1,16}$/),
+    }),
+    installed: z.array(z.object({ name: z.string().min(1).max(200), version: z.string().min(1).max(100) })).max(5000),
+    config: z.boolean().optional(),
+  }),
 } as const satisfies Record<RpcMethod, z.ZodType>;
 
-export type SandboxRpcContext = ProxiedCallContext;
+export type SandboxRpcContext = ProxiedCallContext & {
+  /** Installs into sessions (src/packages/install.ts); absent: runtime.install() is refused. */
+  installer?: PackageInstaller;
+};
 
 /** The handler of requests from sandbox code; what it knows of the asking run comes with each request. */
 export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
@@ -189,6 +204,20 @@ export function createSandboxRpc(ctx: SandboxRpcContext): RequestHandler {
     },
     async "skills.list"() {
       return pool.skills.list().map(({ name, description }) => ({ name, description }));
+    },
+    async "packages.install"(p, run) {
+      const installer = ctx.installer;
+      const unavailable = !installer
+        ? "installs are not available in this bridge"
+        : run.packages?.unavailable && `installs cannot reach this sandbox: ${run.packages.unavailable}`;
+      if (unavailable) throw new UpstreamError("policy", unavailable, { decided_by: "policy" });
+      try {
+        const result = await installer!.install(p, run);
+        run.packages?.add(result.installed);
+        return result;
+      } finally {
+        if (p.config) run.packages?.alwaysDone();
+      }
     },
     async capabilities(_p, run) {
       return capabilitySummary(pool, run.loaded);

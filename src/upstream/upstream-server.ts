@@ -172,10 +172,11 @@ export class UpstreamServer {
     timeoutMs: number,
     signal?: AbortSignal,
     relay?: CallRelay,
+    traceparent?: string,
   ): Promise<CallToolResult> {
     // Whatever comes back, result or error, loses the credentials the bridge sent (credential-scrub.ts).
     try {
-      return this.#scrub.deep(await this.#callTool(tool, args, timeoutMs, signal, relay));
+      return this.#scrub.deep(await this.#callTool(tool, args, timeoutMs, signal, relay, traceparent));
     } catch (err) {
       if (err instanceof TooDeepError)
         throw new UpstreamError(
@@ -202,6 +203,7 @@ export class UpstreamServer {
     timeoutMs: number,
     signal?: AbortSignal,
     relay?: CallRelay,
+    traceparent?: string,
   ): Promise<CallToolResult> {
     const client = await this.#connect();
     // The SDK never detaches its abort listener, so handing it the run's signal would send
@@ -219,7 +221,8 @@ export class UpstreamServer {
     else signal?.addEventListener("abort", onAbort, { once: true });
     const done = this.#inFlight.add({ relay, deadline });
     try {
-      return (await client.callTool({ name: tool, arguments: args }, CALL_TOOL_RESULT as unknown as Parameters<Client["callTool"]>[1], {
+      const params = traceparent ? { name: tool, arguments: args, _meta: { traceparent } } : { name: tool, arguments: args };
+      return (await client.callTool(params, CALL_TOOL_RESULT as unknown as Parameters<Client["callTool"]>[1], {
         timeout: NO_SDK_TIMEOUT,
         signal: local.signal,
         onprogress: (p) => {

@@ -58,11 +58,14 @@ const HOST_PROGRAMS: Record<string, string> = {
   cat: "an envFile that is a named pipe, read when its server starts",
   mkfifo: "named-pipe config tests",
   git: "Copilot CLI test (a real repository, whose root it reads settings from)",
+  uv: "runtime.install's resolver (src/packages/uv.ts): used from PATH when there, else unpacked from its pinned wheel",
 };
 
 /** Not from a Debian package: who installs it. */
 const NOT_DEBIAN: Record<string, RegExp> = {
   bun: /npm install -g bun/, // scripts/setup.sh
+  // Never installed on the host: the bridge unpacks the pinned uv wheel, which the tests' index serves.
+  uv: /bash scripts\/test-wheels\.sh/,
 };
 
 const hasDpkg = existsSync("/usr/bin/dpkg-query") && existsSync("/usr/bin/apt-cache");

@@ -33,7 +33,7 @@ async function py(expr: string): Promise<unknown> {
   return JSON.parse(r.stdout!);
 }
 
-const PY_SOURCES = ["interpreter.py", "mcp_package.py", "display.py", "init.py"]
+const PY_SOURCES = ["interpreter.py", "mcp_package.py", "display.py", "init.py", "packages.py"]
   .map((f) => readFileSync(join(ROOT, "entrypoint", f), "utf8"))
   .join("\n");
 

@@ -18,11 +18,12 @@ describe.each(ENGINES)("run_python on %s", (engine) => {
     await bridge?.close();
   });
 
-  test("tools/list offers exactly run_python with code, timeout, reset and servers", async () => {
+  test("tools/list offers exactly run_python with code, timeout, reset, servers and session", async () => {
     const { tools } = await bridge.client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["run_python"]);
     const schema = tools[0]!.inputSchema as { properties: Record<string, { type: string }>; required: string[] };
-    expect(Object.keys(schema.properties).sort()).toEqual(["code", "reset", "servers", "timeout"]);
+    expect(Object.keys(schema.properties).sort()).toEqual(["code", "reset", "servers", "session", "timeout"]);
+    expect(schema.properties.session!.type).toBe("string");
     expect(schema.properties.servers!.type).toBe("array");
     expect(schema.properties.code!.type).toBe("string");
     expect(schema.properties.timeout!.type).toBe("number");

@@ -13,13 +13,21 @@ import { createBridgeServer } from "../../src/server/bridge-server.ts";
 import { handshake } from "../../src/server/handshake.ts";
 import { HandshakeFront } from "../../src/server/handshake-front.ts";
 import type { Clock } from "../../src/clock.ts";
+import { LOCAL_PRINCIPAL, Sessions } from "../../src/session/sessions.ts";
 import { localSession, type LocalSession } from "./local-session.ts";
 
 export interface LocalBridge extends LocalSession {
   client: Client;
   run(
     code: string,
-    extra?: { timeout?: number; reset?: boolean; servers?: string[]; signal?: AbortSignal; onprogress?: (p: Progress) => void },
+    extra?: {
+      timeout?: number;
+      reset?: boolean;
+      servers?: string[];
+      session?: string;
+      signal?: AbortSignal;
+      onprogress?: (p: Progress) => void;
+    },
   ): Promise<{ text: string; isError: boolean; structured: Record<string, unknown> }>;
 }
 
@@ -40,9 +48,23 @@ export async function localBridge(
       .entries()
       .map((e) => e.name),
   );
+  // The default session is the local one the suites look at; "new" ones run on the same engine.
+  let first = true;
+  const sessions = new Sessions({
+    make: () => {
+      if (!first) return local.newSession();
+      first = false;
+      return session;
+    },
+    ttlMs: 0,
+    maxPerPrincipal: app.config.maxSessionsPerUser,
+    log: app.log,
+  });
   const server = createBridgeServer({
     config: app.config,
-    session,
+    sessions,
+    principal: LOCAL_PRINCIPAL,
+    connection: "local",
     render: getRenderer(app.config.outputMode),
     log: app.log,
     handshake: said,

@@ -10,6 +10,8 @@ import { localPythonEngine } from "./local-python-adapter.ts";
 export interface LocalSession {
   app: App;
   session: Session;
+  /** Another session on the same local engine (closed with this one). */
+  newSession(): Session;
   home: string;
   /** The local "containers" of this session that are still running. */
   running(): Promise<number>;
@@ -29,16 +31,24 @@ export function localSession(env: Record<string, string> = {}, opts: { cwd?: str
     opts.cwd ?? home,
   );
   const engine = localPythonEngine();
-  const session = app.newSession({ engine: engine.selected, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const clock = opts.clock ? { clock: opts.clock } : {};
+  const session = app.newSession({ engine: engine.selected, ...clock });
+  const more: Session[] = [];
   return {
     app,
     session,
+    newSession() {
+      const s = app.newSession({ engine: engine.selected, ...clock });
+      more.push(s);
+      return s;
+    },
     home,
     nextRemoval: engine.nextRemoval,
     async running() {
       return (await engine.adapter.list("io.mcp-code-exec=1")).filter((c) => c.running).length;
     },
     async close() {
+      await Promise.all(more.map((s) => s.close()));
       await session.close();
       await app.close();
     },

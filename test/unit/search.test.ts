@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createSearchIndex, loadWordVectors, restoreSearchIndex, type ToolDoc } from "../../src/docs/search.ts";
+import { spell } from "../../src/docs/semantic/pieces.ts";
 import type { WordVectors } from "../../src/docs/semantic/word-vectors-format.ts";
 
 // ---------------------------------------------------------------------------
@@ -740,9 +741,50 @@ describe("general word knowledge (built-in word vectors)", () => {
   });
 
   test("vectors decode to the documented shape", () => {
-    expect(wv.dims).toBe(128);
+    expect(wv.dims).toBe(256);
     expect(wv.keys.length).toBeGreaterThan(60_000);
     expect(wv.index.get("file")).toBeDefined();
+    // The model's continuation pieces, for words that are not entries of their own.
+    expect(wv.index.get("##ing")).toBeDefined();
+  });
+
+  test("a word that is no entry is spelled from the model's WordPiece pieces, as its tokenizer does", () => {
+    const key = (parts: { id: number }[]) => parts.map((p) => wv.keys[p.id]);
+    expect(key(spell(wv, "file"))).toEqual(["file"]);
+    // Longest known beginning first, then the longest continuation from where it ends.
+    const pieces = key(spell(wv, "kubectlx"));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join("").replaceAll("##", "")).toBe("kubectlx");
+    expect(pieces.slice(1).every((p) => p!.startsWith("##"))).toBe(true);
+    expect(spell(wv, "kubectlx").reduce((a, p) => a + p.share, 0)).toBeCloseTo(1);
+    // Accents dropped, as the uncased model's tokenizer drops them.
+    expect(key(spell(wv, "café"))).toEqual(key(spell(wv, "cafe")));
+    // A character no piece covers makes the word unknown ([UNK] to the model).
+    expect(spell(wv, "\u{1F600}x")).toEqual([]);
+  });
+
+  test("the vectors know related words the tools' descriptions do not share", () => {
+    const cos = (a: string, b: string) => {
+      const v = (w: string) => {
+        const out = new Float64Array(wv.dims);
+        for (const { id, share } of spell(wv, w))
+          for (let k = 0; k < wv.dims; k++) out[k]! += wv.components[id * wv.dims + k]! * wv.scales[id]! * share;
+        return out;
+      };
+      const x = v(a);
+      const y = v(b);
+      let dot = 0;
+      let nx = 0;
+      let ny = 0;
+      for (let k = 0; k < wv.dims; k++) {
+        dot += x[k]! * y[k]!;
+        nx += x[k]! ** 2;
+        ny += y[k]! ** 2;
+      }
+      return dot / Math.sqrt(nx * ny);
+    };
+    expect(cos("altitude", "elevation")).toBeGreaterThan(cos("altitude", "invoice"));
+    expect(cos("refund", "payment")).toBeGreaterThan(cos("refund", "kubernetes"));
   });
 });
 
@@ -760,6 +802,10 @@ describe("snapshots (the pool's disk cache)", () => {
     }
     expect(restoreSearchIndex(docs.slice(1), built.snapshot(), { wordVectors: wv })).toBeUndefined();
     expect(restoreSearchIndex(docs, built.snapshot().replace(/"format":\d+/, '"format":0'), { wordVectors: wv })).toBeUndefined();
+    // Tool vectors cut short (a file truncated on a full disk) are refused, not read as fewer tools.
+    expect(
+      restoreSearchIndex(docs, built.snapshot().replace(/"docs":"[A-Za-z0-9+/]{16}/, '"docs":"'), { wordVectors: wv }),
+    ).toBeUndefined();
     expect(restoreSearchIndex(docs, "{not json", { wordVectors: wv })).toBeUndefined();
   });
 });

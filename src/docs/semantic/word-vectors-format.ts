@@ -1,15 +1,16 @@
 /**
  * The packed form of the built-in word vectors:
- *   "WVE2", u16 dims, u32 count, u32 byte length of the key list,
+ *   "WVE3", u16 dims, u32 count, u32 byte length of the key list,
  *   the keys (UTF-8, one per line), padding to 4 bytes,
  *   float32 scale[count], float32 weight[count], float32 logp[count], int8 components[count * dims].
- * A key is a whole word ("file"), a word-initial piece ("▁scr") or a continuation piece ("##shot");
- * pieces let any word be spelled from known parts. A vector is scale * components; `weight` is the
- * entry's smooth-inverse-frequency weight; `logp` is a piece's unigram log-probability (for
- * splitting words into pieces), NaN for whole words.
+ * A key is a whole word or a token of the model's WordPiece vocabulary ("file", "screen", "kube"),
+ * or a continuation piece ("##shot"); pieces let any word be spelled from known parts (pieces.ts).
+ * A vector is scale * components; `weight` is the entry's smooth-inverse-frequency weight; `logp` is
+ * NaN for the words of the frequency list (whose rank gave their weight), a number for the model's
+ * other tokens. ("WVE2", the earlier form, spelled words from SentencePiece pieces.)
  */
 
-const MAGIC = 0x32455657; // "WVE2" little-endian
+const MAGIC = 0x33455657; // "WVE3" little-endian
 const HEADER = 14;
 
 export interface WordVectors {

@@ -2,7 +2,7 @@
  * General word knowledge for the search index: static word vectors distilled from a sentence encoder
  * (see scripts/build-word-vectors.ts for origin, licence and size), read and decoded on first use and kept.
  *
- * The vectors are a file beside this module (word-vectors.bin, 10 MB), not a JS literal: a compiled
+ * The vectors are a file beside this module (word-vectors.bin, 18 MB), not a JS literal: a compiled
  * binary embeds it as a file, untouched until the first search, so starting the bridge neither loads
  * nor parses it (a base64 literal cost ~9 ms of every start and was held twice, as source and bytecode).
  */

@@ -1,0 +1,96 @@
+/** Sessions by handle (src/session/sessions.ts): minting, binding to a principal, expiry, limits. */
+import { describe, expect, test } from "bun:test";
+import { silentLogger } from "../../src/log.ts";
+import type { Session } from "../../src/session/session.ts";
+import { SessionError, Sessions } from "../../src/session/sessions.ts";
+
+/** Sessions whose sessions are plain records of being closed (the map's logic is what is tested here). */
+function sessions(opts: { ttlMs?: number; max?: number } = {}) {
+  const made: Array<{ principal: string; closed: boolean }> = [];
+  const s = new Sessions({
+    make: (principal) => {
+      const rec = { principal, closed: false };
+      made.push(rec);
+      return { close: async () => void (rec.closed = true) } as unknown as Session;
+    },
+    ttlMs: opts.ttlMs ?? 0,
+    maxPerPrincipal: opts.max ?? 8,
+    log: silentLogger,
+  });
+  return { s, made };
+}
+const problem = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    return e instanceof SessionError ? { problem: e.problem, message: e.message } : { problem: "other", message: String(e) };
+  }
+  return undefined;
+};
+
+describe("sessions by handle", () => {
+  test("a connection's default session is made once and kept; 'new' makes another; handles are 128-bit and opaque", () => {
+    const { s, made } = sessions();
+    const a = s.resolve("alice", "c1");
+    expect(a.created).toBe(true);
+    expect(a.handle).toMatch(/^s_[A-Za-z0-9_-]{22}$/);
+    a.release();
+    expect(s.resolve("alice", "c1").handle).toBe(a.handle);
+    const b = s.resolve("alice", "c1", "new");
+    expect(b.handle).not.toBe(a.handle);
+    expect(s.resolve("alice", "c2", b.handle).session).toBe(b.session);
+    expect(made).toHaveLength(2);
+    // Another connection of the same principal has its own default.
+    expect(s.resolve("alice", "c2").handle).not.toBe(a.handle);
+  });
+
+  test("another principal's handle, an unknown one and a malformed one are refused alike, telling how to go on", () => {
+    const { s } = sessions();
+    const a = s.resolve("alice", "c1");
+    const stolen = problem(() => s.resolve("bob", "c9", a.handle));
+    const never = problem(() => s.resolve("bob", "c9", "s_AAAAAAAAAAAAAAAAAAAAAA"));
+    expect(stolen).toEqual({ problem: "unknown", message: never!.message.replace("s_AAAAAAAAAAAAAAAAAAAAAA", a.handle) });
+    expect(stolen!.message).toContain('pass session="new"');
+    expect(problem(() => s.resolve("bob", "c9", "../etc"))!.message).toContain('a handle from an earlier result (s_…) or "new"');
+    // Bob's own default is not Alice's, even on a connection name Alice used, and hers stays.
+    expect(s.resolve("bob", "c1").handle).not.toBe(a.handle);
+    expect(s.resolve("alice", "c1").handle).toBe(a.handle);
+  });
+
+  test("idle past the time to live: closed, its handle answered as expired, and the default's next call carries the lost-state note", async () => {
+    const { s, made } = sessions({ ttlMs: 1000 });
+    const d = s.resolve("alice", "c1");
+    d.release();
+    const n = s.resolve("alice", "c1", "new");
+    n.release();
+    const busy = s.resolve("alice", "c1", "new"); // not released: a run in progress
+    await s.sweep(performance.now() + 5000);
+    expect(made.map((m) => m.closed)).toEqual([true, true, false]);
+    expect(problem(() => s.resolve("alice", "c1", n.handle))).toMatchObject({
+      problem: "expired",
+      message: expect.stringContaining("idle for more than"),
+    });
+    const next = s.resolve("alice", "c1");
+    expect(next.created).toBe(true);
+    expect(next.lost).toContain("the session ended: idle");
+    expect(s.resolve("alice", "c1").lost).toBeUndefined();
+    busy.release();
+    await s.close();
+  });
+
+  test("one principal holds at most maxPerPrincipal sessions; others are not affected", () => {
+    const { s } = sessions({ max: 2 });
+    s.resolve("alice", "c1");
+    s.resolve("alice", "c1", "new");
+    expect(problem(() => s.resolve("alice", "c1", "new"))).toMatchObject({ problem: "limit" });
+    expect(s.resolve("bob", "c2").created).toBe(true);
+  });
+
+  test("a connection that ends takes its default session with it", async () => {
+    const { s, made } = sessions();
+    s.resolve("alice", "c1").release();
+    await s.endConnection("alice", "c1");
+    expect(made[0]!.closed).toBe(true);
+    expect(s.count("alice")).toBe(0);
+  });
+});
