@@ -3,7 +3,7 @@
  * of its stderr (where the engine and the sandbox's init, entrypoint/init.py, say what happened).
  */
 import type { ContainerSpec, RuntimeAdapter } from "../../adapters/types.ts";
-import { ENV_DEFAULTS, parseSize } from "../config/env.ts";
+import { ENV_VARS, parseSize } from "../config/env.ts";
 import { BridgeError } from "../errors.ts";
 
 export interface SandboxExit {
@@ -81,7 +81,7 @@ export function startError(adapter: RuntimeAdapter, spec: ContainerSpec, exit: S
   ].filter(Boolean);
   return new BridgeError("SANDBOX_START", `sandbox failed to start (exit ${exit.code ?? "signal"}): ${lastLines(text) || exit.reason}`, {
     source: engine,
-    hint: `${tight.length ? `${tight.join(" and ")} may be too small for Python to start (the defaults are ${ENV_DEFAULTS.MCP_BRIDGE_MEMORY} and ${ENV_DEFAULTS.MCP_BRIDGE_PIDS}); ` : ""}${text.trim() ? "the engine's own message is above; " : ""}\`${engine} run --rm ${image} true\` shows whether any container starts here`,
+    hint: `${tight.length ? `${tight.join(" and ")} may be too small for Python to start (the defaults are ${ENV_VARS.MCP_BRIDGE_MEMORY.default} and ${ENV_VARS.MCP_BRIDGE_PIDS.default}); ` : ""}${text.trim() ? "the engine's own message is above; " : ""}\`${engine} run --rm ${image} true\` shows whether any container starts here`,
   });
 }
 
