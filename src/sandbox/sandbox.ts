@@ -43,6 +43,7 @@ export class Sandbox {
   #killedByUs = false;
   #reportLoss = false;
   #killReason = "";
+  #processGone = false;
   #exit: Promise<SandboxExit>;
   #exited: SandboxExit | undefined;
   #exitListeners: Array<(exit: SandboxExit) => void> = [];
@@ -61,6 +62,7 @@ export class Sandbox {
     });
     // The init's last words (why it ended) may still be in the pipe when the process is reaped.
     this.#exit = child.exited.then(async (code) => {
+      this.#processGone = true;
       await Promise.race([this.#channel.stderrRead, new Promise((r) => setTimeout(r, 300))]);
       return this.#onExit(code);
     });
@@ -134,9 +136,12 @@ export class Sandbox {
     return this.#exited === undefined;
   }
 
-  /** Being stopped by us (kill() was called) and not gone yet: no new run should be sent to it. */
-  get stopping(): boolean {
-    return this.#killedByUs && this.#exited === undefined;
+  /**
+   * Ending, its exit not settled yet: we are stopping it (kill() was called), or its process is gone and
+   * its last stderr is still being read. No new run should be sent to it: `exited` settles soon.
+   */
+  get ending(): boolean {
+    return (this.#killedByUs || this.#processGone) && this.#exited === undefined;
   }
 
   /** Resolves when the container is gone, however it went. */

@@ -79,9 +79,10 @@ export class SandboxLife {
     this.#clearIdle();
     if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
     const now = live(this.#state);
-    if (now?.box.stopping) {
-      // Being stopped (it flooded the bridge, it reached the cap): a run sent now would be lost with it.
-      // Its end is settled first (what the next call must hear), then the run starts fresh.
+    if (now?.box.ending) {
+      // Being stopped (it flooded the bridge, it reached the cap) or already gone (its init ended it at
+      // the cap) with its exit not settled yet: a run sent now would be lost with it. Its end is settled
+      // first (what the next call must hear), then the run starts fresh.
       await now.box.exited;
     } else if (now && this.#nearLifetimeCap(now.readyAt)) {
       // Its init ends it at the cap, counted from before it was ready: a run sent now would find it
