@@ -64,13 +64,20 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
  * next); on a first start, the check if it answers within `waitMs`.
  */
 export function startupReadiness(
-  deps: { config: Config; engine: () => Promise<Selected>; log: Logger },
+  deps: {
+    config: Config;
+    engine: () => Promise<Selected>;
+    log: Logger;
+    /** Told when this start's check has finished and left its answer for the next start. */
+    onChecked?: (r: Readiness) => void;
+  },
   waitMs: number,
 ): Promise<Readiness> {
   const { file, key } = where(deps.config);
   const last = lastReadiness(deps.config);
   const check = checkReadiness(deps).then((r) => {
     if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
+    deps.onChecked?.(r);
     return r;
   });
   return last ? Promise.resolve(last) : withinMs(check, waitMs);

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_IMAGE, ENV_SCHEMA } from "../../src/config/env.ts";
+import { DEFAULT_IMAGE, ENV_KEYS } from "../../src/config/env.ts";
 import { BINARY } from "../support/binary.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
@@ -33,7 +33,7 @@ describe("mcp-code-exec command line", () => {
     expect(h.code).toBe(0);
     for (const word of ["run", "exec", "doctor", "servers", "image", "config", "stats"]) expect(h.stdout).toContain(word);
     // Every variable the bridge reads, with its settings-file key where it has one.
-    for (const name of Object.keys(ENV_SCHEMA)) expect(h.stdout).toContain(name);
+    for (const name of ENV_KEYS) expect(h.stdout).toContain(name);
     expect(h.stdout).toContain("[settings file: policy.denyTools]");
   });
 

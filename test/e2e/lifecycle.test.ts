@@ -3,7 +3,7 @@
  * bridge can end, orphan removal after SIGKILL, and clear errors for a missing engine or image.
  */
 import { describe, expect, test } from "bun:test";
-import { startBridge } from "../support/bridge.ts";
+import { exitsLogged, startBridge } from "../support/bridge.ts";
 import { CAN_HIDE_ENGINES, withoutEngines } from "../support/hide-engines.ts";
 import { listOurContainers, plainRunFlags, waitFor } from "../support/engines.ts";
 import { hostname } from "node:os";
@@ -133,12 +133,14 @@ describe.each(ENGINES)("lifecycle on %s", (engine) => {
   });
 
   test("a sandbox that dies between calls is replaced, and the result says so", async () => {
-    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_LOG_LEVEL: "DEBUG" });
     try {
       await bridge.run("doomed = 1");
       const [c] = await mine(engine, bridge.pid);
+      const exits = exitsLogged(bridge.stderr());
       Bun.spawnSync([engine, "rm", "--force", c!.name]);
-      await Bun.sleep(500);
+      // Between calls: the bridge has seen it die before the next call comes.
+      await bridge.stderrSays((text) => exitsLogged(text) > exits);
       const r = await bridge.run("'doomed' in globals()");
       expect(r.structured.value).toBe("False");
       expect(r.text).toContain("earlier session state was lost");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_IMAGE, ENV_FAMILIES, ENV_SCHEMA, loadConfig } from "../../src/config/env.ts";
+import { DEFAULT_IMAGE, ENV_FAMILIES, ENV_VARS, loadConfig } from "../../src/config/env.ts";
 import { VERSION } from "../../src/version.ts";
 import { BridgeError } from "../../src/errors.ts";
 
@@ -97,7 +97,7 @@ describe("one source for every setting", () => {
         for (const m of readFileSync(f, "utf8").matchAll(/MCP_BRIDGE_[A-Z_]+[A-Z]/g)) used.add(m[0]);
     }
     expect(
-      [...used].filter((v) => !(v in ENV_SCHEMA) && !Object.keys(ENV_FAMILIES).some((f) => v.startsWith(f) || `${v}_` === f)).sort(),
+      [...used].filter((v) => !(v in ENV_VARS) && !Object.keys(ENV_FAMILIES).some((f) => v.startsWith(f) || `${v}_` === f)).sort(),
     ).toEqual([]);
   });
 
