@@ -4,7 +4,7 @@
  * can move on. Each engine file supplies only what differs.
  */
 import { BridgeError, EngineUnavailableError } from "../src/errors.ts";
-import { runCommand, runCommandSync, which, type CommandResult } from "../src/host/process.ts";
+import { runCommand, runCommandSync, spawnChild, which, type CommandResult } from "../src/host/process.ts";
 import { probeKey } from "../src/engines/probe-cache.ts";
 import { hardeningFlags, parseLabels } from "./oci-flags.ts";
 import type { AdapterOptions, ContainerSpec, ContainerSummary, EngineInfo, RuntimeAdapter } from "./types.ts";
@@ -142,11 +142,64 @@ export function createCliAdapter(profile: CliEngineProfile, options: AdapterOpti
     imageHint(image) {
       return profile.imageHint(image, profile.binary);
     },
+    pull(image, onLine, opts) {
+      return pullWith(resolveBinary(), [...prefix, "pull", image], options.env, profile.name, onLine, opts.timeoutMs);
+    },
     cliArgv() {
       return [resolveBinary(), ...prefix];
     },
   };
   return adapter;
+}
+
+/**
+ * `ENGINE pull IMAGE`, its output passed on line by line as it comes (layers fetched, written), killed
+ * after `timeoutMs`. A failure carries the engine's last lines, which say why (no route, unknown
+ * image, denied).
+ */
+async function pullWith(
+  binary: string,
+  args: string[],
+  env: Record<string, string>,
+  engine: string,
+  onLine: (line: string) => void,
+  timeoutMs: number,
+): Promise<void> {
+  const child = spawnChild(binary, args, { env });
+  child.closeStdin();
+  const tail: string[] = [];
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, timeoutMs);
+  (timer as { unref?: () => void }).unref?.();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    const emit = (raw: string) => {
+      // Progress bars redraw with carriage returns; each redraw counts as a line.
+      for (const piece of raw.split("\r")) {
+        const line = piece.trim();
+        if (!line) continue;
+        tail.push(line);
+        if (tail.length > 12) tail.shift();
+        onLine(line);
+      }
+    };
+    for await (const chunk of stream) {
+      buffered += decoder.decode(chunk, { stream: true });
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) emit(line);
+    }
+    emit(buffered);
+  };
+  const [, , code] = await Promise.all([pump(child.stdout), pump(child.stderr), child.exited]);
+  clearTimeout(timer);
+  if (code === 0) return;
+  const why = timedOut ? `no result within ${Math.round(timeoutMs / 1000)}s (MCP_BRIDGE_PULL_TIMEOUT)` : tail.slice(-4).join(" / ");
+  throw new BridgeError("IMAGE_PULL", `\`${engine} pull\` exited ${code ?? "by signal"}: ${why.slice(0, 800)}`, { source: engine });
 }
 
 /** Accepts podman's JSON array and docker's JSON-object-per-line output. */
@@ -174,10 +227,12 @@ export function parseContainerList(stdout: string): ContainerSummary[] {
  * our source tree (binary users have none).
  */
 export function imageHint(image: string, engineBinary: string): string {
-  const offline = "`mcp-code-exec image build --offline` (Linux: Debian packages through debootstrap, no registry)";
-  const load = "`mcp-code-exec image load FILE` (a file from `mcp-code-exec image save FILE` on another machine)";
-  if (image.includes("mcp-code-exec-sandbox")) return `build it with ${offline}, or load it with ${load}`;
-  return `run \`mcp-code-exec image pull\` (or \`${engineBinary} pull ${image}\`); with no registry, build the offline image with ${offline} or load it with ${load}: it is used whenever MCP_BRIDGE_IMAGE is unset or the default (or names it)`;
+  const build =
+    "build it with `mcp-code-exec image build` (Linux: from Debian and PyPI, or with --offline from a local Debian mirror and wheelhouse)";
+  const load = "load it with `mcp-code-exec image load FILE` (a file from `mcp-code-exec image save FILE` on another machine)";
+  if (image.includes("mcp-code-exec-sandbox"))
+    return `pull it with \`mcp-code-exec image pull\` where a registry is reachable; where none is, ${build} or ${load}`;
+  return `run \`mcp-code-exec image pull\` (or \`${engineBinary} pull ${image}\`); with no registry, unset MCP_BRIDGE_IMAGE and get the default sandbox image: ${build}, or ${load}`;
 }
 
 /** Classify a failed probe: a daemon that is not there is "unavailable", anything else is an error. */

@@ -6,8 +6,9 @@
  *
  * Settings (the bridge's environment): KUBECONFIG or in-cluster credentials; MCP_BRIDGE_KUBE_NAMESPACE,
  * MCP_BRIDGE_KUBE_WARM_POOL, MCP_BRIDGE_KUBE_RUNTIME_CLASS, MCP_BRIDGE_KUBE_SECCOMP,
- * MCP_BRIDGE_KUBE_LEASE (src/config/env.ts describes each). docs/KUBERNETES.md is the user's page.
+ * MCP_BRIDGE_KUBE_LEASE (src/config/env-vars.ts declares each). docs/kubernetes.md is the user's page.
  */
+import { envSetting } from "../src/config/env.ts";
 import { EngineUnavailableError, BridgeError } from "../src/errors.ts";
 import type { ChildProcess } from "../src/host/process.ts";
 import type { AdapterFactory, ContainerSpec, ContainerSummary, EngineInfo } from "./types.ts";
@@ -39,13 +40,17 @@ export interface KubeSettings {
   leaseSeconds: number;
 }
 
+/**
+ * The engine's settings, each declared in src/config/env-vars.ts (loadConfig has already refused a bad
+ * value by the time an adapter is made; here a bad one falls back to its default).
+ */
 export function kubeSettings(env: Record<string, string | undefined>): KubeSettings {
   return {
-    namespace: env.MCP_BRIDGE_KUBE_NAMESPACE || undefined,
-    warmPool: env.MCP_BRIDGE_KUBE_WARM_POOL || undefined,
-    runtimeClass: env.MCP_BRIDGE_KUBE_RUNTIME_CLASS || "gvisor",
-    seccomp: env.MCP_BRIDGE_KUBE_SECCOMP || "mcp-code-exec/seccomp.json",
-    leaseSeconds: seconds(env.MCP_BRIDGE_KUBE_LEASE) ?? 60,
+    namespace: envSetting(env, "MCP_BRIDGE_KUBE_NAMESPACE").value,
+    warmPool: envSetting(env, "MCP_BRIDGE_KUBE_WARM_POOL").value,
+    runtimeClass: envSetting(env, "MCP_BRIDGE_KUBE_RUNTIME_CLASS").value ?? "gvisor",
+    seccomp: envSetting(env, "MCP_BRIDGE_KUBE_SECCOMP").value ?? "mcp-code-exec/seccomp.json",
+    leaseSeconds: envSetting(env, "MCP_BRIDGE_KUBE_LEASE").value ?? 60,
   };
 }
 
@@ -110,7 +115,7 @@ const kubernetes: AdapterFactory = (options) => {
         if (!groups?.resources.some((r) => r.name === "sandboxes"))
           throw new BridgeError("ENGINE_FAILED", "agent-sandbox is not installed in this cluster (no agents.x-k8s.io/v1beta1 sandboxes)", {
             source: "kubernetes",
-            hint: "install kubernetes-sigs/agent-sandbox (its CRDs and controller, with extensions for warm pools); docs/KUBERNETES.md shows how",
+            hint: "install kubernetes-sigs/agent-sandbox (its CRDs and controller, with extensions for warm pools); docs/kubernetes.md shows how",
           });
         await ensureNetworkPolicy(api, namespace);
         return {
@@ -231,12 +236,6 @@ const kubernetes: AdapterFactory = (options) => {
 export default kubernetes;
 
 /** "90", "90s", "5m", "1h" as seconds (src/config/env.ts has checked the form). */
-function seconds(raw: string | undefined): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*(s|m|h)?$/i.exec(raw?.trim() ?? "");
-  if (!m) return undefined;
-  return Number(m[1]) * ({ s: 1, m: 60, h: 3600 }[(m[2] ?? "s").toLowerCase() as "s" | "m" | "h"] ?? 1);
-}
-
 function isGvisorSpec(spec: ContainerSpec): boolean {
   return spec.ociRuntime !== undefined && /(^|\/)runsc$/.test(spec.ociRuntime);
 }

@@ -104,6 +104,9 @@ export default function podmanMachine(options: AdapterOptions): RuntimeAdapter {
     async list(label) {
       return (await ready()).list(label);
     },
+    async pull(image, onLine, opts) {
+      return (await ready()).pull!(image, onLine, opts);
+    },
     imageHint(image) {
       return `${PODMAN_PROFILE.imageHint(image, "podman")} (images live inside the machine: \`podman --connection ${machineName || "<machine>"} images\`)`;
     },

@@ -78,6 +78,12 @@ export interface RuntimeAdapter {
   list(label: string): Promise<ContainerSummary[]>;
   /** How a user fixes a missing image for this engine. */
   imageHint(image: string): string;
+  /**
+   * Fetch `image` from its registry into the engine, calling `onLine` with each line of progress the
+   * engine prints. Rejects with a BridgeError (code IMAGE_PULL) that carries the engine's own reason.
+   * Engines that cannot pull leave this out: a missing image is then the user's to fetch.
+   */
+  pull?(image: string, onLine: (line: string) => void, opts: { timeoutMs: number }): Promise<void>;
   /** Engines in a VM (podman machine) may need starting first. */
   ensureRunning?(): Promise<void>;
   /**

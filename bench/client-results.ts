@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * What the model receives, client by client: each real client (Claude Code, Gemini CLI, Codex, mcporter)
+ * What the model receives, client by client: each real client (Claude Code, Gemini CLI, Codex, mcporter, opencode)
  * drives a bridge binary through its own config, with a scripted stand-in for its model API on loopback,
  * through the same scenario (test/clients/scenario.ts). For each result: o200k tokens of the text the
  * model got, whether an image came with it, and whether the content that matters arrived.
@@ -17,7 +17,7 @@ const { values } = parseArgs({
   args: Bun.argv.slice(2),
   options: {
     binary: { type: "string", multiple: true },
-    clients: { type: "string", default: "claude,gemini,codex,mcporter" },
+    clients: { type: "string", default: "claude,gemini,codex,mcporter,opencode" },
     engine: { type: "string", default: process.env.MCP_TEST_ENGINES?.split(",")[0] ?? "docker" },
     details: { type: "boolean", default: false },
   },

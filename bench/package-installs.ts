@@ -6,9 +6,9 @@
  * before each run, not timed, gives a fresh interpreter without the package):
  *   - rich (pure Python; markdown-it-py and pygments, and mdurl under markdown-it-py) from a warm
  *     wheelhouse, the store emptied before each run (resolve, hash, unpack) and then warm (resolve only)
- *   - scikit-learn with the dependencies the offline image lacks (joblib, threadpoolctl, cloudpickle)
- *     from the same wheelhouse; the offline image mcp-code-exec-sandbox:bookworm has numpy and scipy,
- *     not scikit-learn
+ *   - scikit-learn 1.7.2 from the same wheelhouse: the sandbox image has scikit-learn 1.9 and every
+ *     dependency, so this is one large compiled wheel (9.4 MB) replacing the image's version; and
+ *     python-levenshtein with the two compiled packages under it the image lacks
  *   - both from the loopback package index after an approval the client gives at once, the store
  *     emptied before each run, beside the floor: `pip download --no-deps` of the same wheels from the
  *     same index into an empty folder
@@ -38,10 +38,16 @@ const CASES = [
     wheels: ["rich==15.0.0", "markdown-it-py==4.3.0", "mdurl==0.1.2", "pygments==2.21.0"],
   },
   {
-    label: "scikit-learn + 3 deps",
-    req: "scikit-learn",
+    label: "scikit-learn 1.7.2 over the image's",
+    req: "scikit-learn==1.7.2",
     imports: "import sklearn.linear_model",
-    wheels: ["scikit-learn==1.7.2", "joblib==1.6.0", "threadpoolctl==3.8.0", "cloudpickle==3.1.3"],
+    wheels: ["scikit-learn==1.7.2"],
+  },
+  {
+    label: "python-levenshtein + 2 compiled deps",
+    req: "python-levenshtein",
+    imports: "import Levenshtein",
+    wheels: ["python-levenshtein==0.27.5", "levenshtein==0.27.5", "rapidfuzz==3.14.6"],
   },
 ];
 
@@ -111,9 +117,11 @@ for (const engine of values.engines!.split(",").filter(Boolean)) {
             "--only-binary",
             ":all:",
             "--python-version",
-            "3.11",
+            "3.13",
             "--platform",
             "manylinux_2_17_x86_64",
+            "--platform",
+            "manylinux_2_28_x86_64",
             "--index-url",
             index.url,
             "-d",

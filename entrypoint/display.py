@@ -23,9 +23,11 @@ _run = {"images": [], "notes": [], "limits": {}, "spent": 0}
 _sent_files = {}  # name -> (size, mtime_ns) already returned, so unchanged files are not sent again
 
 
-def _limit(key, default):
+def _limit(key):
+    """The run's limit `key` as the exec frame sent it, else the contract's default (DISPLAY_DEFAULTS in
+    src/sandbox/protocol.ts, which arrives as PROTOCOL["display_defaults"])."""
     value = _run["limits"].get(key)
-    return value if isinstance(value, int) and value >= 0 else default
+    return value if isinstance(value, int) and value >= 0 else _host.PROTOCOL["display_defaults"][key]
 
 
 def _start(frame):
@@ -39,7 +41,7 @@ def _start(frame):
 def _afford(size, label):
     """Images and files share one budget per run (MCP_BRIDGE_RESULT_CAP), so the whole result fits what
     clients accept; what does not fit is left out with a note."""
-    cap = _limit("result_bytes", 8 * 1024 * 1024)
+    cap = _limit("result_bytes")
     if _run["spent"] + size > cap:
         _run["notes"].append(
             "%s not returned: a run's images and files are capped at %d KiB in all (MCP_BRIDGE_RESULT_CAP) and earlier ones used %d KiB; "
@@ -76,7 +78,7 @@ def _image_bytes(obj):
         return bytes(obj.data), obj.mime_type or _magic_mime(obj.data) or "image/png"
     if _is_figure(obj):
         buf = io.BytesIO()
-        obj.savefig(buf, format="png", bbox_inches="tight", dpi=_limit("dpi", 100))
+        obj.savefig(buf, format="png", bbox_inches="tight", dpi=_limit("dpi"))
         return buf.getvalue(), "image/png"
     if _is_pil(obj):
         buf = io.BytesIO()
@@ -110,10 +112,10 @@ def show(obj, label=None):
 
 def _add_image(data, mime, label):
     images = _run["images"]
-    if len(images) >= _limit("max_images", 8):
-        _run["notes"].append("%s not returned: at most %d images per run" % (label, _limit("max_images", 8)))
+    if len(images) >= _limit("max_images"):
+        _run["notes"].append("%s not returned: at most %d images per run" % (label, _limit("max_images")))
         return
-    cap = _limit("image_bytes", 2 * 1024 * 1024)
+    cap = _limit("image_bytes")
     if len(data) > cap:
         _run["notes"].append(
             "%s not returned: %d KiB is over the %d KiB image cap; make it smaller (fewer pixels, lower dpi)" % (label, len(data) // 1024, cap // 1024)
@@ -210,9 +212,9 @@ def _collect_files():
     if not stat.S_ISDIR(st.st_mode):
         _run["notes"].append("%s is not a directory; no files returned" % OUTPUT_DIR)
         return files
-    per_file = _limit("file_bytes", 1024 * 1024)
-    total_cap = _limit("files_total_bytes", 4 * 1024 * 1024)
-    max_files = _limit("max_files", 10)
+    per_file = _limit("file_bytes")
+    total_cap = _limit("files_total_bytes")
+    max_files = _limit("max_files")
     total = 0
     with os.scandir(OUTPUT_DIR) as it:
         entries = sorted(it, key=lambda e: e.name)

@@ -572,8 +572,8 @@ def _unreadable_reply(line, exc):
 # call then fails with EINTR and Python runs the handler. Pending signals coalesce: the code still gets
 # one KeyboardInterrupt. Code that installed its own SIGINT handler decides for itself.
 REINTERRUPT = [None, 0.0]  # run id still to be interrupted, until when to keep trying
-REINTERRUPT_EVERY_S = 0.05
-REINTERRUPT_FOR_S = 1.5  # within the host's grace (2 s) before it kills the sandbox
+REINTERRUPT_EVERY_S = PROTOCOL["interrupt"]["reinterrupt_every_ms"] / 1000  # noqa: F821
+REINTERRUPT_FOR_S = PROTOCOL["interrupt"]["reinterrupt_for_ms"] / 1000  # noqa: F821 - within the host's grace_ms
 
 
 def _monotonic():
@@ -788,6 +788,8 @@ def run_one(frame):
                     out.update(_render_value(value))
         except BaseException as exc:  # noqa: B036 - user code may raise anything, SystemExit included
             out["error"] = _format_error(exc)
+            if isinstance(exc, KeyboardInterrupt):
+                _forget_broken_imports()
         for hook in RESULT_HOOKS:
             try:
                 hook(out)
@@ -807,6 +809,20 @@ def run_one(frame):
         if dropped:
             out[name + "_dropped"] = dropped
     send(out)
+
+
+def _forget_broken_imports():
+    """An interrupt in the middle of `import asyncio` leaves the submodules the package had loaded in
+    sys.modules, but not the package: importing it again finds them without binding them to the new
+    package (`from .base_events import *` then `base_events.__all__`: NameError), and the session could
+    not import it again. Submodules whose package is gone are forgotten and imported afresh with it."""
+    modules = sys.modules
+    while True:
+        orphans = [name for name in list(modules) if "." in name and name.rpartition(".")[0] not in modules]
+        if not orphans:
+            return
+        for name in orphans:
+            modules.pop(name, None)
 
 
 def _on_sigint(signum, frame):

@@ -36,7 +36,7 @@ AGENT_SANDBOX_METRICS_PORT=47724
 AGENT_SANDBOX_PROBE_PORT=47725
 NETWORK_POLICIES_METRICS_PORT=47726
 CONTAINERD_SOCK="$RUN/containerd/containerd.sock"
-SANDBOX_IMAGE="${MCP_BRIDGE_KUBE_SANDBOX_IMAGE:-mcp-code-exec-sandbox:bookworm}"
+SANDBOX_IMAGE="${KUBE_UP_SANDBOX_IMAGE:-mcp-code-exec-sandbox:bookworm}"
 PAUSE_IMAGE=registry.k8s.io/pause:3.10
 
 log() { echo "[kube-up] $*" >&2; }
@@ -45,16 +45,23 @@ die() { log "$*"; exit 1; }
 
 # --- stop ---------------------------------------------------------------------------------------
 COMPONENTS=(network-policies agent-sandbox kubelet scheduler controller-manager apiserver containerd etcd)
+# A pid file holds "pid start-time": after the machine restarts its processes a bare pid may name
+# another process by then (pids are reused), which must neither count as ours nor be killed.
+starttime() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+ours() { # name -> its pid, when the process in its pid file is still the one we started
+  local pidfile="$RUN/$1.pid" pid st
+  [ -f "$pidfile" ] || return 1
+  read -r pid st < "$pidfile" || true
+  [ -n "$pid" ] && [ -n "$st" ] && [ "$(starttime "$pid")" = "$st" ] && echo "$pid"
+}
 stop_one() {
-  local pidfile="$RUN/$1.pid"
-  [ -f "$pidfile" ] || return 0
-  local pid; pid="$(cat "$pidfile")"
-  if kill -0 "$pid" 2>/dev/null; then
+  local pid
+  if pid="$(ours "$1")"; then
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -9 "$pid" 2>/dev/null || true
   fi
-  rm -f "$pidfile"
+  rm -f "$RUN/$1.pid"
 }
 if [ "${1:-up}" = down ]; then
   for c in "${COMPONENTS[@]}"; do stop_one "$c"; done
@@ -141,19 +148,23 @@ kubeconfig scheduler scheduler
 kubeconfig kubelet kubelet
 
 # --- processes ----------------------------------------------------------------------------------------
-running() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
+running() { ours "$1" >/dev/null; }
 start() { # name command...
   local name=$1; shift
   running "$name" && return 0
   log "starting $name (log: $LOGS/$name.log)"
   setsid nohup "$@" >>"$LOGS/$name.log" 2>&1 < /dev/null &
-  echo $! > "$RUN/$name.pid"
+  local pid=$!
+  echo "$pid $(starttime "$pid")" > "$RUN/$name.pid"
 }
 wait_for() { # what seconds command...
   local what=$1 secs=$2; shift 2
   local deadline=$((SECONDS + secs))
   until "$@" >/dev/null 2>&1; do
-    [ $SECONDS -lt $deadline ] || die "$what did not come up within ${secs}s: see $LOGS"
+    if [ $SECONDS -ge $deadline ]; then
+      [ -f "$LOGS/$what.log" ] && tail -n 15 "$LOGS/$what.log" | sed "s/^/[kube-up]   $what: /" >&2
+      die "$what did not come up within ${secs}s: its log is $LOGS/$what.log (\`bash scripts/kube-up.sh down\` then again starts the cluster afresh)"
+    fi
     sleep 0.5
   done
 }
@@ -180,7 +191,7 @@ start apiserver "$BIN/kube-apiserver" \
   --service-account-issuer https://kubernetes.default.svc --service-account-key-file "$PKI/sa.pub" \
   --service-account-signing-key-file "$PKI/sa.key" --authorization-mode Node,RBAC \
   --enable-admission-plugins NodeRestriction --allow-privileged=false --profiling=false
-wait_for kube-apiserver 180 "${KUBECTL[@]}" get --raw /readyz
+wait_for apiserver 180 "${KUBECTL[@]}" get --raw /readyz
 
 start controller-manager "$BIN/kube-controller-manager" \
   --kubeconfig "$STATE/controller-manager.kubeconfig" \
@@ -349,7 +360,7 @@ done
 start agent-sandbox env KUBECONFIG="$KUBECONFIG_ADMIN" "$BIN/agent-sandbox-controller" --extensions \
   --enable-webhook=false --manage-webhook-certs=false --leader-elect=false \
   --metrics-bind-address "127.0.0.1:$AGENT_SANDBOX_METRICS_PORT" --health-probe-bind-address "127.0.0.1:$AGENT_SANDBOX_PROBE_PORT"
-wait_for agent-sandbox-controller 60 curl -sf "http://127.0.0.1:$AGENT_SANDBOX_PROBE_PORT/readyz"
+wait_for agent-sandbox 60 curl -sf "http://127.0.0.1:$AGENT_SANDBOX_PROBE_PORT/readyz"
 
 # --- NetworkPolicy enforcement: kube-network-policies (nftables + nfqueue) ------------------------
 # It reads only in-cluster credentials (/var/run/secrets/kubernetes.io/serviceaccount): it runs in a

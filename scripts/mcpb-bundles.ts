@@ -12,13 +12,14 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_IMAGE } from "../src/config/env.ts";
 import { RUN_PYTHON_DESCRIPTION, TOOL_NAME } from "../src/server/handshake.ts";
 import { parseSums, PLATFORMS, REPOSITORY, sha256File, SHORT_DESCRIPTION, VERSION, type Platform } from "./release-meta.ts";
 
 const root = resolve(import.meta.dir, "..");
 const MCPB = join(root, "node_modules/.bin/mcpb");
-/** The sandbox image a bundle starts with; the user can change it in Claude Desktop's settings. */
-export const DEFAULT_IMAGE = "python:3.13-slim";
+/** The sandbox image a bundle starts with (the bridge's own default); the user can change it in Claude Desktop's settings. */
+export { DEFAULT_IMAGE };
 
 /** manifest.json of the bundle for one platform (MCPB manifest 0.3: a binary server). */
 export function mcpbManifest(platform: Platform, version = VERSION): Record<string, unknown> {
@@ -34,7 +35,7 @@ export function mcpbManifest(platform: Platform, version = VERSION): Record<stri
     long_description:
       `For ${p.os === "darwin" ? "macOS" : "Linux"} on ${cpu}. The model's Python runs in a hardened, long-lived container ` +
       "(podman or docker must be installed and running) and can call the tools of your other MCP servers from code. " +
-      `The first call needs the sandbox image: run \`mcp-code-exec image pull\` once, or set the image below. Documentation: ${REPOSITORY}`,
+      `The first call pulls the sandbox image (Python 3.13 with numpy, pandas, matplotlib, scikit-learn and 36 more packages) if the engine lacks it; or set another image below. Documentation: ${REPOSITORY}`,
     author: { name: "mcp-code-exec contributors", url: REPOSITORY },
     repository: { type: "git", url: REPOSITORY },
     homepage: REPOSITORY,
@@ -57,7 +58,7 @@ export function mcpbManifest(platform: Platform, version = VERSION): Record<stri
       image: {
         type: "string",
         title: "Sandbox image",
-        description: "Container image the Python code runs in (podman or docker must have it: `mcp-code-exec image pull` fetches it).",
+        description: "Container image the Python code runs in (pulled at the first call when podman or docker lacks it).",
         default: DEFAULT_IMAGE,
         required: false,
       },

@@ -6,7 +6,9 @@
 #   - bun (from npm)
 #   - podman configured for this kind of host (runc, cgroupfs, runsc registered)
 #   - dockerd started in the background (scripts/start-dockerd.sh)
-#   - npm dependencies (bun install) and the offline sandbox image in podman and docker
+#   - npm dependencies (bun install) and the sandbox images (batteries and slim) in podman and docker
+#   - the OTLP receiver the telemetry tests read from (scripts/otlp-receiver.sh: Jaeger v2 built from
+#     the Go module proxy with the machine's Go, cached in /var/cache/mcp-code-exec)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,12 +18,13 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 # Every Debian package the product, the tests and these scripts use, even those a usual Debian machine
 # has: test/ci/host-packages.test.ts checks each host program against this list (and what it requires).
 #   engines and OCI runtimes: podman (with conmon), runc, docker.io (with containerd), runsc (gVisor)
-#   image build: debootstrap, ca-certificates
+#   image build: debootstrap, ca-certificates (and curl, below)
+#   image registry for the pull and publish tests: docker-registry (the CNCF distribution registry)
 #   tests and scripts: procps (pgrep, pkill, kill), mount, util-linux (unshare, setsid), python3,
 #   nodejs (node, npm), curl, wget, perl (shasum), ruby (the Homebrew formula check), apt, git (a real
 #   repository for the GitHub Copilot CLI test), python3-pip (scripts/test-wheels.sh, the install bench's floor)
 # No init helper (catatonit, tini) is needed: the sandbox brings its own PID 1.
-APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates procps mount util-linux python3 nodejs curl wget perl ruby apt git python3-pip)
+APT_PACKAGES=(podman conmon runc docker.io runsc debootstrap ca-certificates docker-registry procps mount util-linux python3 nodejs curl wget perl ruby apt git python3-pip)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -59,11 +62,36 @@ runsc = ["/usr/bin/runsc", "/usr/sbin/runsc"]
 CONF_EOF
 fi
 
+# The tests run a registry on loopback (test/support/oci-registry.ts) over plain HTTP. docker treats
+# 127.0.0.0/8 as insecure by default; podman needs each host:port named. Debian's package would start
+# one on :5000 under systemd; the tests start their own.
+REG_CONF=/etc/containers/registries.conf.d/50-mcp-code-exec-test-registry.conf
+if [ ! -s "$REG_CONF" ]; then
+  log "marking the test registries on 127.0.0.1:47400-47409 insecure for podman ($REG_CONF)"
+  $SUDO mkdir -p "$(dirname "$REG_CONF")"
+  for port in $(seq 47400 47409); do printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n\n' "$port"; done | $SUDO tee "$REG_CONF" >/dev/null
+fi
+
 bash scripts/start-dockerd.sh
 
 log "installing npm dependencies"
 bun install --frozen-lockfile >/dev/null 2>&1 || bun install >/dev/null
 
-bash scripts/build-image.sh
+# The sandbox image (docs/packages.md), batteries and slim, under the bridge's default names: built from
+# image/'s pins, cached in /var/cache/mcp-code-exec (a second run only checks the labels). When Debian has
+# moved past image/debian.lock, a fresh machine cannot get the locked .debs: the suite still gets an
+# image from the mirror's versions (its label says so, and the image-features test fails on it) and
+# this says to refresh the lock.
+image_build() { bun src/main.ts image build "$@" >/dev/null && bun src/main.ts image build --variant slim "$@" >/dev/null; }
+if ! image_build; then
+  log "WARNING: the sandbox image could not be built from image/debian.lock; building from the mirror's Debian versions."
+  log "WARNING: if Debian moved on (see the packages named above), refresh the lock: bash scripts/lock-image.sh, and commit image/*.lock"
+  image_build --debian-unlocked
+fi
 bash scripts/test-wheels.sh
+
+# Cached: ~5 ms when built; on a machine without the cache it compiles for 5 to 15 minutes (DEVELOPERS.md).
+# An assignment, not an argument of log: a failed build must stop setup (set -e).
+receiver=$(bash scripts/otlp-receiver.sh)
+log "OTLP receiver: $receiver"
 log "ready"

@@ -7,6 +7,7 @@ export type ErrorCode =
   | "ENGINE_UNAVAILABLE"
   | "ENGINE_FAILED"
   | "IMAGE_MISSING"
+  | "IMAGE_PULL"
   | "SANDBOX_START"
   | "SANDBOX_EXITED"
   | "SANDBOX_PROTOCOL"

@@ -81,13 +81,23 @@ cli
   });
 
 cli
-  .command("image <action> [file]", "Sandbox images: save FILE, load FILE (air-gapped machines), pull, build --offline")
+  .command("image <action> [file]", "Sandbox images: pull, build, fetch DIR (for --offline), save FILE, load FILE (air-gapped machines)")
   .option("--engine <engine>", "podman or docker (default: MCP_BRIDGE_RUNTIME, then auto)")
   .option("--image <image>", "Image to save or pull (default: MCP_BRIDGE_IMAGE)")
   .option("--force", "save: overwrite FILE; build: rebuild the root filesystem")
-  .option("--offline", "build: the offline image from Debian packages (debootstrap; the only kind build makes)")
-  .option("--mirror <url>", "build: Debian mirror to debootstrap from")
-  .option("--tag <image>", "build: name of the image (default mcp-code-exec-sandbox:bookworm)")
+  .option("--variant <variant>", "build: batteries (Python 3.13 and 40 packages, the default) or slim (Python only)")
+  .option("--offline", "build: download nothing; Debian packages from --mirror (or the cache), wheels from --wheelhouse (or the cache)")
+  .option("--mirror <url>", "build, fetch: Debian mirror (default deb.debian.org; file:///DIR/debian from `image fetch DIR`)")
+  .option("--wheelhouse <dir>", "build: folder of wheels (DIR/wheels from `image fetch DIR`)")
+  .option(
+    "--tag <image>",
+    "build: name of the image (default: the bridge's default image, ghcr.io/mcp-code-exec/mcp-code-exec-sandbox:<version>)",
+  )
+  .option("--push <ref>", "build: also push the image to this registry reference")
+  .option("--debian-unlocked", "build: take the mirror's Debian versions where they differ from the lock")
+  .example(
+    "mcp-code-exec image fetch /media/usb   # then, air-gapped: image build --offline --mirror file:///media/usb/debian --wheelhouse /media/usb/wheels",
+  )
   .example("mcp-code-exec image save sandbox.tar   # then, on the air-gapped machine: mcp-code-exec image load sandbox.tar")
   .action(async (action: string, file: string | undefined, opts: Record<string, string | boolean | undefined>) => {
     const str = (v: unknown) => (v === undefined ? undefined : String(v));
@@ -95,9 +105,13 @@ cli
       engine: str(opts.engine),
       image: str(opts.image),
       force: opts.force === true,
+      variant: str(opts.variant),
       offline: opts.offline === true,
       mirror: str(opts.mirror),
+      wheelhouse: str(opts.wheelhouse),
       tag: str(opts.tag),
+      push: str(opts.push),
+      debianUnlocked: opts.debianUnlocked === true,
     });
     process.exit(status);
   });

@@ -8,13 +8,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
-import { ENV_DEFAULTS, ENV_SCHEMA, envSetting, SETTINGS_FILE_KEYS, type EnvKey } from "./config/env.ts";
+import { ENV_KEYS, envSetting, envVariable, type EnvKey } from "./config/env.ts";
 import { formatIssues } from "./config/issues.ts";
 import { BridgeError } from "./errors.ts";
 
 const globs = z.array(z.string().min(1).max(300)).max(1000);
 const count = z.number().int().positive();
-const describe = (env: EnvKey) => ENV_SCHEMA[env].description ?? "";
+const describe = (env: EnvKey) => envVariable(env).schema.description ?? "";
 
 /** The `policy` section of our settings file; each field's text is its variable's (config/env.ts). */
 export const PolicySchema = z
@@ -58,13 +58,18 @@ export interface Policy {
 }
 
 /** Each policy field and the variable that sets it (the settings file's key is `policy.<field>`). */
-const FIELD_ENV = Object.fromEntries(Object.entries(SETTINGS_FILE_KEYS).map(([env, key]) => [key.slice("policy.".length), env])) as Record<
-  keyof PolicyInput,
-  EnvKey
->;
+const FIELD_ENV = Object.fromEntries(
+  ENV_KEYS.flatMap((env) => {
+    const key = envVariable(env).fileKey;
+    return key?.startsWith("policy.") ? [[key.slice("policy.".length), env]] : [];
+  }),
+) as Record<keyof PolicyInput, EnvKey>;
 
 export const POLICY_DEFAULTS: Omit<Policy, "sources"> = Object.fromEntries(
-  Object.entries(FIELD_ENV).map(([field, env]) => [field, envSetting({}, env).value ?? (ENV_DEFAULTS[env] === undefined ? [] : undefined)]),
+  Object.entries(FIELD_ENV).map(([field, env]) => [
+    field,
+    envSetting({}, env).value ?? (envVariable(env).default === undefined ? [] : undefined),
+  ]),
 ) as Omit<Policy, "sources">;
 
 export function settingsPath(env: Record<string, string | undefined>, home: string): string {

@@ -19,3 +19,7 @@ declare module "*.txt" {
   const path: string;
   export default path;
 }
+declare module "*.lock" {
+  const source: string;
+  export default source;
+}

@@ -8,6 +8,7 @@ import { claudeGlobalConfig } from "../config/clients/claude-code-settings.ts";
 import { codexHome } from "../config/clients/codex.ts";
 import { continueDir } from "../config/clients/continue.ts";
 import { CLIENT_ORDER } from "../config/client-names.ts";
+import { envSetting } from "../config/env.ts";
 import { envValue } from "../config/server-sources.ts";
 import type { Launch } from "../host/self.ts";
 
@@ -53,6 +54,18 @@ const withArgsEnv = (launch: Launch, env: Record<string, string>, extra: Record<
 });
 
 const mcpServers = (name: string) => ["mcpServers", name];
+
+/** Beyond the longest run: a sandbox start, the interrupt's grace and the result's way back. */
+export const CLIENT_TIMEOUT_MARGIN_SEC = 30;
+
+/**
+ * Milliseconds a client should wait for one call: the longest run the bridge allows (MCP_BRIDGE_MAX_TIMEOUT
+ * in the entry's environment, else its default) plus a margin. opencode's own default is 60 s.
+ */
+export function clientTimeoutMs(env: Record<string, string>): number {
+  const max = envSetting(env, "MCP_BRIDGE_MAX_TIMEOUT").value as number | undefined;
+  return Math.round(((max ?? (envSetting({}, "MCP_BRIDGE_MAX_TIMEOUT").value as number)) + CLIENT_TIMEOUT_MARGIN_SEC) * 1000);
+}
 
 export const TARGETS: Record<ClientName, Target> = {
   "claude-desktop": {
@@ -120,6 +133,9 @@ export const TARGETS: Record<ClientName, Target> = {
       command: [l.command, ...l.args],
       enabled: true,
       ...(Object.keys(e).length ? { environment: e } : {}),
+      // opencode gives up on a call after 60 s unless progress arrives (a silent run sends a heartbeat every
+      // 15 s); its `timeout` (milliseconds) also bounds the start and the tool list.
+      timeout: clientTimeoutMs(e),
     }),
     where: 'merge into "mcp" in ~/.config/opencode/opencode.json',
   },

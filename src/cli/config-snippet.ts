@@ -57,10 +57,13 @@ export function clientArg(client: string | undefined): ClientName {
   return client as ClientName;
 }
 
-/** MCP_BRIDGE_IMAGE, when set, goes into the entry. */
+/**
+ * MCP_BRIDGE_IMAGE and MCP_BRIDGE_MAX_TIMEOUT, when set, go into the entry (the longest run also sets the
+ * timeout of clients whose entry has one, so the two stay together whatever the client's environment).
+ */
 export function bridgeEnvForEntry(): Record<string, string> {
   const env: Record<string, string> = {};
-  if (process.env.MCP_BRIDGE_IMAGE?.trim()) env.MCP_BRIDGE_IMAGE = process.env.MCP_BRIDGE_IMAGE.trim();
+  for (const key of ["MCP_BRIDGE_IMAGE", "MCP_BRIDGE_MAX_TIMEOUT"]) if (process.env[key]?.trim()) env[key] = process.env[key]!.trim();
   return env;
 }
 

@@ -13,6 +13,7 @@ import { speedChecks } from "./doctor-speed.ts";
 import { seccompProfilePath } from "../sandbox/seccomp.ts";
 import { removeAllContainersSync } from "../sandbox/live-containers.ts";
 import { fallbackImage, fallbackNote } from "../session/image-choice.ts";
+import { canPull } from "../session/image-pull.ts";
 
 /** Runs inside the sandbox and reports what it can see; parsed by verifyFlags. */
 export const PROBE_SCRIPT = String.raw`
@@ -96,7 +97,9 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
   checks.push({
     name: "image",
     ok: hasImage || fallback !== undefined,
-    detail: fallback ? fallbackNote(config, adapter, fallback) : `${config.image} ${hasImage ? "present" : "missing"}`,
+    detail: fallback
+      ? fallbackNote(config, adapter, fallback)
+      : `${config.image} ${hasImage ? "present" : canPull(config, adapter) ? "missing (the bridge pulls it at the first call; MCP_BRIDGE_PULL)" : "missing"}`,
     fix: hasImage || fallback ? undefined : adapter.imageHint(config.image),
   });
   if (!hasImage && !fallback) return report(checks, opts.json);
@@ -111,7 +114,7 @@ export async function doctor(opts: { json?: boolean }): Promise<number> {
         name: "sandbox start",
         ok: false,
         detail: outcome.error?.message ?? "no probe result",
-        fix: `the sandbox started but its python3 could not run the probe: use the offline image (\`mcp-code-exec image build --offline\`, then MCP_BRIDGE_IMAGE=mcp-code-exec-sandbox:bookworm) or an image with Python 3.9+`,
+        fix: "the sandbox started but its python3 could not run the probe: unset MCP_BRIDGE_IMAGE for the default sandbox image (`mcp-code-exec image pull`, or `image build` with no registry), or use an image with Python 3.9+",
       });
     } else {
       const probe = JSON.parse(pyToJson(outcome.value)) as ProbeReport;
@@ -295,7 +298,7 @@ export function verifyFlags(p: ProbeReport, app: Pick<App, "config">, gvisor = f
       "environment allow-list",
       p.env.every((k) => ALLOWED_ENV.has(k)),
       p.env.join(" "),
-      `the image sets variables that reach user code (${p.env.filter((k) => !ALLOWED_ENV.has(k)).join(", ")}): use an image without them, e.g. \`mcp-code-exec image build --offline\``,
+      `the image sets variables that reach user code (${p.env.filter((k) => !ALLOWED_ENV.has(k)).join(", ")}): use an image without them, e.g. the default sandbox image (\`mcp-code-exec image build\`)`,
     ),
   ];
 }

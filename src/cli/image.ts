@@ -1,19 +1,16 @@
 /**
- * `mcp-code-exec image save|load|pull|build`: get a sandbox image onto a machine, including one with no
- * network. save/load move an image as a file through the selected engine (`save -o`, `load -i`); build
- * runs scripts/build-image.sh, which is embedded, so the binary needs nothing beside it.
+ * `mcp-code-exec image save|load|pull|build|fetch`: get a sandbox image onto a machine, including one
+ * with no network. save/load move an image as a file through the selected engine (`save -o`,
+ * `load -i`); build and fetch run the embedded scripts/build-image.sh (image-build.ts).
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, rmSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, resolve } from "node:path";
 import { loadConfig } from "../config/env.ts";
 import { BridgeError } from "../errors.ts";
-import { runCommand, spawnChild, which } from "../host/process.ts";
+import { runCommand } from "../host/process.ts";
 import { engineEnv, selectEngine, type Selected } from "../engines/registry.ts";
-import BUILD_IMAGE_SH from "../../scripts/build-image.sh" with { type: "text" };
-
-/** The image `image build` makes unless --tag says otherwise. */
-export const OFFLINE_IMAGE = "mcp-code-exec-sandbox:bookworm";
+import { imageBuild, imageFetch, streamed, type BuildOptions } from "./image-build.ts";
 
 export interface ImageOptions {
   /** podman or docker; default MCP_BRIDGE_RUNTIME, then auto. */
@@ -58,7 +55,7 @@ export async function imageSave(file: string, opts: ImageOptions & { force?: boo
   if (!(await c.selected.adapter.imageExists(c.image))) {
     throw new BridgeError("IMAGE_MISSING", `image ${c.image} is not in ${engine}, so there is nothing to save`, {
       source: engine,
-      hint: `build it (\`mcp-code-exec image build --offline\`), pull it (\`mcp-code-exec image pull\`), or name another with --image`,
+      hint: `pull it (\`mcp-code-exec image pull\`), build it (\`mcp-code-exec image build\`), or name another with --image`,
     });
   }
   if (existsSync(out)) rmSync(out);
@@ -105,80 +102,21 @@ export async function imagePull(opts: ImageOptions): Promise<number> {
   if (code !== 0) {
     throw new BridgeError("ENGINE_FAILED", `\`${engine} pull ${c.image}\` exited ${code ?? "by signal"}`, {
       source: engine,
-      hint: "check the image name and the network; with no network use `mcp-code-exec image load FILE` or `image build --offline`",
+      hint: "check the image name and the network; with no registry use `mcp-code-exec image build` (--offline: from a local Debian mirror and wheelhouse) or `image load FILE`",
     });
   }
   say(`pulled ${c.image} into ${engine}`);
   return 0;
 }
 
-/** `image build --offline`: the offline image from Debian packages (debootstrap), as scripts/build-image.sh. */
-export async function imageBuild(opts: { engine?: string; mirror?: string; tag?: string; force?: boolean }): Promise<number> {
-  if (process.platform !== "linux") {
-    throw new BridgeError("INVALID_INPUT", "image build needs Linux (debootstrap and chroot)", {
-      hint: "build on a Linux machine and move the image with `image save` / `image load`",
-    });
-  }
-  const bash = which("bash", process.env.PATH ?? "");
-  if (!bash)
-    throw new BridgeError("INVALID_INPUT", "bash not found on PATH", {
-      hint: "install bash; image build runs the embedded build script with it",
-    });
-  const dir = mkdtempSync(join(tmpdir(), "mcp-code-exec-build-"));
-  const file = join(dir, "build-image.sh");
-  writeFileSync(file, BUILD_IMAGE_SH, { mode: 0o700 });
-  const image = opts.tag ?? process.env.MCP_BRIDGE_OFFLINE_IMAGE ?? OFFLINE_IMAGE;
-  const engine = opts.engine ?? process.env.MCP_BRIDGE_RUNTIME;
-  const args = [
-    file,
-    ...(engine && engine !== "auto" ? ["--engines", engine] : []),
-    ...(opts.mirror ? ["--mirror", opts.mirror] : []),
-    ...(opts.force ? ["--force"] : []),
-  ];
-  const env = Object.fromEntries(
-    Object.entries({ ...process.env, MCP_BRIDGE_OFFLINE_IMAGE: image }).filter((e): e is [string, string] => e[1] !== undefined),
-  );
-  try {
-    const code = await streamed(bash, args, env);
-    if (code !== 0) {
-      throw new BridgeError("ENGINE_FAILED", `building ${image} failed (build script exited ${code ?? "by signal"})`, {
-        source: "image build",
-        hint: "see the lines above; it needs root, debootstrap and a Debian mirror (--mirror URL), or a cached rootfs in /var/cache/mcp-code-exec",
-      });
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const where = `built ${image}${engine && engine !== "auto" ? ` in ${engine}` : ""}`;
-  // Under the name the bridge falls back to (session/image-choice.ts), nothing needs setting.
-  const offline = process.env.MCP_BRIDGE_OFFLINE_IMAGE ?? OFFLINE_IMAGE;
-  say(
-    image === offline
-      ? `${where}; the bridge uses it wherever the default image is missing and MCP_BRIDGE_IMAGE is unset or the default`
-      : `${where}; use it with MCP_BRIDGE_IMAGE=${image}`,
-  );
-  return 0;
-}
-
-/** Run a command whose progress a person wants to see: its output goes to our stderr as it comes. */
-async function streamed(command: string, args: string[], env: Record<string, string>): Promise<number | null> {
-  const child = spawnChild(command, args, { env });
-  child.closeStdin();
-  const pump = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s) process.stderr.write(chunk);
-  };
-  const [, , code] = await Promise.all([pump(child.stdout), pump(child.stderr), child.exited]);
-  return code;
-}
-
 /** `image <action> [file]` from the command line. */
 export async function image(
   action: string,
   file: string | undefined,
-  opts: ImageOptions & { force?: boolean; offline?: boolean; mirror?: string; tag?: string },
+  opts: ImageOptions & BuildOptions & { force?: boolean },
 ): Promise<number> {
-  const needFile = (verb: string): string => {
-    if (!file) throw new BridgeError("INVALID_INPUT", `image ${verb} needs a file name`, { hint: `mcp-code-exec image ${verb} FILE.tar` });
+  const needFile = (verb: string, what = "a file name", example = "FILE.tar"): string => {
+    if (!file) throw new BridgeError("INVALID_INPUT", `image ${verb} needs ${what}`, { hint: `mcp-code-exec image ${verb} ${example}` });
     return file;
   };
   switch (action) {
@@ -190,9 +128,11 @@ export async function image(
       return imagePull(opts);
     case "build":
       return imageBuild(opts);
+    case "fetch":
+      return imageFetch(resolve(needFile("fetch", "a folder", "DIR")), opts);
     default:
       throw new BridgeError("INVALID_INPUT", `unknown image action "${action}"`, {
-        hint: "use save FILE, load FILE, pull, or build --offline",
+        hint: "use save FILE, load FILE, pull, build (--offline, --variant slim) or fetch DIR",
       });
   }
 }

@@ -94,12 +94,8 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
     telemetry: app.telemetry,
   });
   server.oninitialized = () => {
-    if (config.prewarm && !start.shuttingDown()) {
-      // The default session the first call will use, made now so its sandbox starts in the background.
-      const own = sessions.resolve(LOCAL_PRINCIPAL, STDIO_CONNECTION);
-      own.session.warm();
-      own.release();
-    }
+    // The default session the first call will use (or the first new session), made now so its sandbox starts in the background.
+    if (config.prewarm && !start.shuttingDown()) sessions.prewarm(LOCAL_PRINCIPAL, STDIO_CONNECTION);
   };
   await server.connect(guardParams(front.attach()));
   log.info("serving MCP on stdio", { version: VERSION, answeredEarly: front.answered });

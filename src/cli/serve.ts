@@ -19,6 +19,7 @@ import { loadPolicy, type Policy } from "../policy.ts";
 import { serveProblem } from "../server/problem-server.ts";
 import { lastReadiness } from "../server/readiness.ts";
 import { ModernEra } from "../server/modern-era.ts";
+import { rememberedNames, rememberNames, slowToDiscover } from "../server/opening-names.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
 import { VERSION } from "../version.ts";
 import type { RunningBridge } from "./serve-bridge.ts";
@@ -94,21 +95,32 @@ export async function serve(): Promise<void> {
     log.warn("the server refused a request the handshake had answered", { answer: JSON.stringify(answer).slice(0, 300) });
 
   await transport.start();
-  const discovery = discoverForBridge(env, home, cwd, log);
   // Only with the last startup check's answer: the first start on a machine waits for the check
   // (serve-bridge.ts), so that a missing image is in the instructions.
   const last = lastReadiness(config);
-  const said = last
-    ? handshake(
-        config,
-        VERSION,
-        discovery.servers.map((s) => s.name),
-        last.problem,
-      )
-    : undefined;
+  const answer = (names: string[]) => (last ? handshake(config, VERSION, names, last.problem) : undefined);
+  // A large ~/.claude.json is scanned after the opening when the last start here left its names.
+  const slow = slowToDiscover(home);
+  const earlier = last && slow ? rememberedNames(config.stateDir, home, cwd) : undefined;
+  let said = earlier && answer(earlier);
   if (said) {
     front.answerWith(said);
     await front.opening(OPENING);
+  }
+  const discovery = discoverForBridge(env, home, cwd, log);
+  const names = discovery.servers.map((s) => s.name);
+  if (earlier && earlier.join("\0") !== names.join("\0"))
+    log.info("the servers changed since the last start here; the instructions already sent named the earlier ones", {
+      earlier: earlier.join(","),
+      now: names.join(","),
+    });
+  if (slow && earlier?.join("\0") !== names.join("\0")) rememberNames(config.stateDir, home, cwd, names);
+  if (!said) {
+    said = answer(names);
+    if (said) {
+      front.answerWith(said);
+      await front.opening(OPENING);
+    }
   }
   if (shuttingDown) return;
   bridge = import("./serve-bridge.ts").then((m) =>

@@ -3,6 +3,7 @@
  * after start-up or a burst of calls the bridge sat on megabytes it no longer used. A full collection
  * while nothing happens costs a few milliseconds nobody waits for.
  */
+import { SYSTEM_CLOCK, type CancelTimer, type Clock } from "../clock.ts";
 
 /** A full garbage collection and heap shrink, where the runtime offers one (Bun); otherwise nothing. */
 export function collectGarbage(): void {
@@ -16,27 +17,32 @@ export function collectGarbage(): void {
  * is never interrupted and an idle one returns to its idle footprint.
  */
 export class IdleCollector {
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #cancel: CancelTimer | undefined;
   #collect: () => void;
   #idleMs: number;
+  #clock: Clock;
 
-  constructor(idleMs: number, collect: () => void = collectGarbage) {
+  constructor(idleMs: number, collect: () => void = collectGarbage, clock: Clock = SYSTEM_CLOCK) {
     this.#idleMs = idleMs;
     this.#collect = collect;
+    this.#clock = clock;
   }
 
   /** Something happened: collect `idleMs` after the last such moment. */
   touch(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#collect();
-    }, this.#idleMs);
-    (this.#timer as { unref?: () => void }).unref?.();
+    this.#cancel?.();
+    this.#cancel = this.#clock.after(
+      this.#idleMs,
+      () => {
+        this.#cancel = undefined;
+        this.#collect();
+      },
+      { weak: true },
+    );
   }
 
   stop(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancel?.();
+    this.#cancel = undefined;
   }
 }

@@ -95,7 +95,10 @@ export class HttpEndpoint {
     this.#principals.set(principal.id, principal);
     const held = this.#d.admitted?.(principal, req);
     if (held) return held;
-    if (req.method === "GET" || req.method === "DELETE") return this.#legacy.handle(req, principal.id, undefined);
+    if (req.method === "GET" || req.method === "DELETE") {
+      this.#seen(req, principal, "session");
+      return this.#legacy.handle(req, principal.id, undefined);
+    }
     if (req.method !== "POST")
       return rpcError(405, -32000, "the MCP endpoint takes POST, GET and DELETE", null, { allow: "POST, GET, DELETE" });
     if (!/^application\/json\b/i.test(req.headers.get("content-type") ?? ""))
@@ -109,8 +112,20 @@ export class HttpEndpoint {
     } catch {
       return rpcError(400, -32700, "the body is not JSON");
     }
-    if (isModern(body) && req.headers.get("mcp-session-id") === null) return this.#modernRequest(req, principal, body);
+    if (isModern(body) && req.headers.get("mcp-session-id") === null) {
+      this.#seen(req, principal, "stateless", body);
+      return this.#modernRequest(req, principal, body);
+    }
+    this.#seen(req, principal, "session", body);
     return this.#legacy.handle(req, principal.id, body);
+  }
+
+  /**
+   * At a user's Python-session limit: end their least recently used protocol session that nothing uses
+   * now and whose default session `canEnd` lets go with it (sessions.ts); true when one was ended.
+   */
+  reclaim(principal: string, canEnd: (connection: string) => boolean): boolean {
+    return this.#legacy.reclaim(principal, canEnd, "to make room for a new Python session (MCP_BRIDGE_MAX_SESSIONS_PER_USER)");
   }
 
   async close(): Promise<void> {
@@ -157,6 +172,26 @@ export class HttpEndpoint {
         headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
       });
     return Response.json(reply.json);
+  }
+
+  /**
+   * One line per request at DEBUG: which revision each team member's client speaks (a handshake-era
+   * protocol session, or 2026-07-28's stateless requests), for the operator and the client tests.
+   */
+  #seen(req: Request, principal: Principal, era: "session" | "stateless", body?: unknown): void {
+    const params = isObj(body) && isObj(body.params) ? body.params : undefined;
+    const meta = isObj(params?._meta) ? params._meta : undefined;
+    this.#d.log.debug("mcp request", {
+      principal: principal.id,
+      era,
+      http: req.method,
+      method: isObj(body) && typeof body.method === "string" ? body.method : undefined,
+      protocol:
+        (typeof meta?.[META_VERSION] === "string" ? meta[META_VERSION] : undefined) ??
+        req.headers.get("mcp-protocol-version") ??
+        (typeof params?.protocolVersion === "string" ? params.protocolVersion : undefined),
+      client: req.headers.get("user-agent") ?? undefined,
+    });
   }
 
   #sweep(): void {

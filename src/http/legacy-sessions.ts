@@ -4,6 +4,12 @@
  * and logs, DELETE to end it. Each session is bound to the principal that opened it: another
  * principal's requests with its id are answered as if it did not exist. Its default Python session
  * (the one calls without `session` use) ends with it.
+ *
+ * Many one-shot clients (the MCP Inspector's CLI, mcporter, Gemini CLI, the conformance suite) leave
+ * without ending their session (DELETE). At a user's limit the least recently used of their sessions
+ * that nothing uses now (no response stream open: no standalone SSE stream, no request in flight) is
+ * ended to make room, rather than refusing the user until it idles out. A session whose client still
+ * holds a stream is never taken.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -15,6 +21,8 @@ interface Open {
   principal: string;
   connection: string;
   lastUsed: number;
+  /** Response streams open now (the standalone GET stream, POST answers being sent). */
+  streams: number;
 }
 
 export interface LegacyOptions {
@@ -57,18 +65,21 @@ export class LegacySessions {
       if (!open || open.principal !== principal)
         return notFound("session not found: it ended, or the server restarted; initialize a new one");
       open.lastUsed = performance.now();
-      return open.transport.handleRequest(req, body === undefined ? undefined : { parsedBody: body });
+      return tracked(open, () => open.transport.handleRequest(req, body === undefined ? undefined : { parsedBody: body }));
     }
     if (req.method !== "POST") return notFound("no Mcp-Session-Id: initialize a session first (POST)", 400);
-    const mine = [...this.#open.values()].filter((o) => o.principal === principal);
-    if (mine.length >= this.#opts.maxPerPrincipal) {
+    const count = () => [...this.#open.values()].filter((o) => o.principal === principal).length;
+    if (count() >= this.#opts.maxPerPrincipal)
+      this.reclaim(principal, () => true, "to make room for a new one (MCP_BRIDGE_HTTP_MAX_CONNECTIONS)");
+    const mine = count();
+    if (mine >= this.#opts.maxPerPrincipal) {
       return Response.json(
         {
           jsonrpc: "2.0",
           id: null,
           error: {
             code: -32000,
-            message: `you have ${mine.length} MCP sessions open, the most one user may (MCP_BRIDGE_HTTP_MAX_CONNECTIONS); end one (DELETE) or wait for one to go idle`,
+            message: `you have ${mine} MCP sessions open and in use (each holds a stream), the most one user may (MCP_BRIDGE_HTTP_MAX_CONNECTIONS); end one (DELETE) or close its stream`,
           },
         },
         { status: 429, headers: { "retry-after": "60" } },
@@ -84,12 +95,25 @@ export class LegacySessions {
       onsessionclosed: (sid) => void this.#end(sid, "closed by the client"),
     });
     const server = this.#opts.makeServer(principal, connection);
-    opened = { transport, server, principal, connection, lastUsed: performance.now() };
+    opened = { transport, server, principal, connection, lastUsed: performance.now(), streams: 0 };
     await server.connect(transport);
-    const response = await transport.handleRequest(req, { parsedBody: body });
+    const response = await tracked(opened, () => transport.handleRequest(req, { parsedBody: body }));
     // Not an initialize the transport accepted: nothing stays open.
     if (!transport.sessionId) await server.close().catch(() => {});
     return response;
+  }
+
+  /**
+   * End the least recently used protocol session of `principal` that nothing uses now (no stream open)
+   * and that `canEnd` accepts (by its connection); true when one was ended.
+   */
+  reclaim(principal: string, canEnd: (connection: string) => boolean, why: string): boolean {
+    let lru: [string, Open] | undefined;
+    for (const [id, o] of this.#open)
+      if (o.principal === principal && o.streams === 0 && canEnd(o.connection) && (!lru || o.lastUsed < lru[1].lastUsed)) lru = [id, o];
+    if (!lru) return false;
+    void this.#end(lru[0], `unused, with no stream open; ended ${why}`);
+    return true;
   }
 
   async close(): Promise<void> {
@@ -119,4 +143,54 @@ function newSessionId(): string {
     .replace(/\+/g, "-")
     .replace(/\//g, "_")
     .replace(/=+$/, "");
+}
+
+/**
+ * The transport's response to one request, counted in `o.streams` from before the transport sees the
+ * request (its handler may run, and reclaim, before the response is returned) until the response's
+ * body ends or the client goes.
+ */
+async function tracked(o: Open, handle: () => Promise<Response>): Promise<Response> {
+  o.streams++;
+  let res: Response;
+  try {
+    res = await handle();
+  } catch (err) {
+    o.streams--;
+    throw err;
+  }
+  if (res.body) return track(o, res, res.body);
+  o.streams--;
+  return res;
+}
+
+/** The response, its body counted in `o.streams` (already taken) until it ends or the client goes. */
+function track(o: Open, res: Response, source: ReadableStream<Uint8Array>): Response {
+  let open = true;
+  const finish = () => {
+    if (!open) return;
+    open = false;
+    o.streams--;
+    o.lastUsed = performance.now();
+  };
+  const reader = source.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      try {
+        const r = await reader.read();
+        if (r.done) {
+          finish();
+          c.close();
+        } else c.enqueue(r.value);
+      } catch (err) {
+        finish();
+        c.error(err);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }

@@ -5,7 +5,7 @@
  */
 import { homedir } from "node:os";
 import { createApp, VERSION } from "../app.ts";
-import { envSetting, loadConfig, parseSize, type EnvKey } from "../config/env.ts";
+import { ENV_VARS, envSetting, loadConfig, parseSize, type EnvKey, type EnvValue } from "../config/env.ts";
 import { BridgeError, renderError } from "../errors.ts";
 import { listenHttp } from "../host/http-server.ts";
 import { createLogger } from "../log.ts";
@@ -28,8 +28,8 @@ export interface ServeHttpOptions {
 }
 
 /** The value of an HTTP setting (its default when unset); the schema checked it in loadConfig. */
-function setting<T>(env: Record<string, string | undefined>, key: EnvKey): T | undefined {
-  return envSetting(env, key).value as T | undefined;
+function setting<K extends EnvKey>(env: Record<string, string | undefined>, key: K): EnvValue<K> | undefined {
+  return envSetting(env, key).value;
 }
 
 export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
@@ -37,13 +37,13 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   const home = env.HOME || homedir();
   const config = loadConfig(env, home);
   const log = createLogger(config.logLevel, config.logFormat);
-  const listen = opts.listen ?? (setting<string>(env, "MCP_BRIDGE_HTTP_LISTEN") as string);
+  const listen = opts.listen ?? setting(env, "MCP_BRIDGE_HTTP_LISTEN") ?? ENV_VARS.MCP_BRIDGE_HTTP_LISTEN.default;
   const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(listen);
   if (!m) throw new BridgeError("CONFIG", `--listen ${listen}: expected HOST:PORT`);
   const hostname = m[1]!;
   const port = Number(m[2]);
   const tokens = parseTokens(env.MCP_BRIDGE_HTTP_TOKENS);
-  const issuer = setting<string>(env, "MCP_BRIDGE_HTTP_ISSUER");
+  const issuer = setting(env, "MCP_BRIDGE_HTTP_ISSUER");
   if (!isLoopback(hostname) && tokens.size === 0 && !issuer)
     throw new BridgeError("CONFIG", `refusing to serve ${listen} without sign-in: anyone who reaches it could run code`, {
       hint: "set MCP_BRIDGE_HTTP_TOKENS (name=token pairs) or MCP_BRIDGE_HTTP_ISSUER, or listen on 127.0.0.1",
@@ -54,15 +54,17 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   const app = createApp(env, process.cwd(), { config, log, loginRedirect: (state, name) => callbacks.receiver(state, name) });
   // Quotas: sessions per user (by count and by memory), sessions on this node, calls per minute.
   const sandboxBytes = parseSize(config.memory);
-  const nodeLimit = setting<number>(env, "MCP_BRIDGE_NODE_SANDBOXES");
+  const nodeLimit = setting(env, "MCP_BRIDGE_NODE_SANDBOXES");
   const sessions = new Sessions({
     make: (principal) => app.principal(principal).newSession(),
     ttlMs: config.sessionTtlSec * 1000,
-    maxPerPrincipal: userSandboxes(config.maxSessionsPerUser, setting<number>(env, "MCP_BRIDGE_USER_MEMORY"), sandboxBytes),
+    maxPerPrincipal: userSandboxes(config.maxSessionsPerUser, setting(env, "MCP_BRIDGE_USER_MEMORY"), sandboxBytes),
     maxTotal: nodeLimit ? { count: nodeLimit, why: "MCP_BRIDGE_NODE_SANDBOXES" } : nodeSandboxes(sandboxBytes),
+    // A one-shot client that left without ending its protocol session gives its slot back.
+    reclaim: (principal, canEnd) => endpoint?.reclaim(principal, canEnd) ?? false,
     log,
   });
-  const rate = new CallRate(setting<number>(env, "MCP_BRIDGE_USER_CALLS_PER_MINUTE") ?? 120);
+  const rate = new CallRate(setting(env, "MCP_BRIDGE_USER_CALLS_PER_MINUTE") ?? 120);
   const readiness = startupReadiness({ config, engine: app.engine, log }, 250);
   const said = handshake(
     config,
@@ -76,7 +78,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   const render = getRenderer(config.outputMode);
 
   let endpoint: HttpEndpoint | undefined;
-  let resource = setting<string>(env, "MCP_BRIDGE_HTTP_RESOURCE");
+  let resource = setting(env, "MCP_BRIDGE_HTTP_RESOURCE");
   const server = await listenHttp({
     hostname,
     port,
@@ -89,10 +91,10 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
     {
       tokens,
       issuer,
-      jwksUrl: setting<string>(env, "MCP_BRIDGE_HTTP_JWKS_URL"),
+      jwksUrl: setting(env, "MCP_BRIDGE_HTTP_JWKS_URL"),
       resource,
-      scopes: (setting<string>(env, "MCP_BRIDGE_HTTP_SCOPES") ?? "").split(/[\s,]+/).filter(Boolean),
-      principalClaim: setting<string>(env, "MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM") ?? "sub",
+      scopes: (setting(env, "MCP_BRIDGE_HTTP_SCOPES") ?? "").split(/[\s,]+/).filter(Boolean),
+      principalClaim: setting(env, "MCP_BRIDGE_HTTP_PRINCIPAL_CLAIM") ?? "sub",
     },
     log,
   );
@@ -100,7 +102,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   endpoint = new HttpEndpoint({
     auth,
     callbacks,
-    origins: { origins: setting<string[]>(env, "MCP_BRIDGE_HTTP_ORIGINS") ?? [], hosts: loopbackHosts(hostname, server.port) },
+    origins: { origins: setting(env, "MCP_BRIDGE_HTTP_ORIGINS") ?? [], hosts: ownHosts(hostname, server.port, resource) },
     makeServer: (principal, connection) =>
       createBridgeServer({
         config,
@@ -117,7 +119,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
         showSessions: true,
       }),
     onConnectionEnd: (principal, connection) => void sessions.endConnection(principal, connection),
-    maxConnectionsPerPrincipal: setting<number>(env, "MCP_BRIDGE_HTTP_MAX_CONNECTIONS") ?? 16,
+    maxConnectionsPerPrincipal: setting(env, "MCP_BRIDGE_HTTP_MAX_CONNECTIONS") ?? 16,
     idleMs: config.sessionTtlSec * 1000,
     maxBodyBytes: config.maxMessageBytes,
     version: VERSION,
@@ -162,4 +164,14 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   });
   // The last line on stdout says where: scripts and tests read it.
   process.stdout.write(`${server.origin}/mcp\n`);
+}
+
+/**
+ * The names a loopback listener answers to: its loopback names, and the public one in its resource URL
+ * (a reverse proxy in front that passes the client's Host on sends that). Beyond loopback: any.
+ */
+function ownHosts(hostname: string, port: number, resource: string): string[] {
+  const hosts = loopbackHosts(hostname, port);
+  const publicHost = new URL(resource).host.toLowerCase();
+  return hosts.length && !hosts.includes(publicHost) ? [...hosts, publicHost] : hosts;
 }

@@ -1,8 +1,8 @@
 /**
  * The host ↔ sandbox contract, defined once. The TypeScript side types itself from these lists; the
  * Python side receives them with the entrypoint (bootstrap.ts injects `PROTOCOL`) and builds its
- * dispatch and its exceptions from them. test/core/protocol.test.ts boots the entrypoint and fails
- * when the two differ.
+ * dispatch, its exceptions, its interrupt timing and its display defaults from them.
+ * test/core/protocol.test.ts boots the entrypoint and fails when the two differ.
  */
 
 export const PROTOCOL_VERSION = 1;
@@ -80,6 +80,47 @@ export const RUNTIME_HELPERS = [
   { name: "install", call: 'runtime.install("pkg==1.2", ...)', does: "install wheels into this session (no restart; may ask the user)" },
 ] as const;
 
+/**
+ * A run that times out or is cancelled gets an interrupt (KeyboardInterrupt in the code); the host
+ * kills the sandbox if the run has not ended `grace_ms` later (src/session/ladder.ts). Until the code's
+ * own handler has run, the sandbox sends SIGINT again every `reinterrupt_every_ms` for
+ * `reinterrupt_for_ms`, inside the grace (entrypoint/interpreter.py: a signal that lands just as the
+ * code blocks runs only the C handler).
+ */
+export const INTERRUPT = { grace_ms: 2_000, reinterrupt_every_ms: 50, reinterrupt_for_ms: 1_500 } as const;
+
+const MiB = 1024 * 1024;
+/** The files a run returns may together be this many times the per-file cap (MCP_BRIDGE_FILE_CAP). */
+const FILES_TOTAL_IN_FILE_CAPS = 4;
+
+/**
+ * What a run returns beside its text (images, files), as the sandbox limits it (entrypoint/display.py).
+ * Every exec frame carries the configured limits (displayLimits); these are the sandbox's defaults for
+ * a limit the frame leaves out, and the host's for the fixed ones. `dpi`: figures are drawn at this
+ * resolution (the sandbox's own; the host sends none).
+ */
+export const DISPLAY_DEFAULTS = {
+  image_bytes: 2 * MiB,
+  file_bytes: MiB,
+  files_total_bytes: FILES_TOTAL_IN_FILE_CAPS * MiB,
+  max_images: 8,
+  max_files: 10,
+  result_bytes: 8 * MiB,
+  dpi: 100,
+} as const;
+
+/** The display limits an exec frame carries, from the configured caps (MCP_BRIDGE_IMAGE_CAP, _FILE_CAP, _RESULT_CAP). */
+export function displayLimits(caps: { imageCap: number; fileCap: number; resultCap: number }): Record<string, number> {
+  return {
+    image_bytes: caps.imageCap,
+    file_bytes: caps.fileCap,
+    files_total_bytes: caps.fileCap * FILES_TOTAL_IN_FILE_CAPS,
+    max_images: DISPLAY_DEFAULTS.max_images,
+    max_files: DISPLAY_DEFAULTS.max_files,
+    result_bytes: caps.resultCap,
+  };
+}
+
 /** What travels with the entrypoint for the Python side. */
 export const PROTOCOL = {
   version: PROTOCOL_VERSION,
@@ -88,4 +129,6 @@ export const PROTOCOL = {
   rpc_methods: RPC_METHODS,
   error_kinds: ERROR_KINDS,
   runtime_helpers: RUNTIME_HELPERS.map((h) => h.name),
+  interrupt: INTERRUPT,
+  display_defaults: DISPLAY_DEFAULTS,
 };

@@ -146,12 +146,15 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     });
     const t0 = performance.now();
     let outcome: "ok" | "error" | "timeout" = "error";
+    // With a progress token, the call sends progress from now on (output, and a heartbeat while silent).
+    const client = clientChannel(server, {
+      requestId: extra.requestId,
+      progressToken: request.params._meta?.progressToken,
+      sendNotification: extra.sendNotification,
+    });
+    // A client that cancelled the call no longer knows its progress token (the SDK's client calls that an error).
+    extra.signal.addEventListener("abort", () => client.end(), { once: true });
     try {
-      const client = clientChannel(server, {
-        requestId: extra.requestId,
-        progressToken: request.params._meta?.progressToken,
-        sendNotification: extra.sendNotification,
-      });
       const run = await resolved.session.run({
         code: args.code,
         timeoutSec: args.timeout,
@@ -178,6 +181,7 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
       span.end(text);
       return result(text, true, { error: { type: err instanceof BridgeError ? err.code : "Error", message: text, traceback: "" } });
     } finally {
+      client.end();
       resolved.release();
       telemetry.count("mcp_code_exec.runs", 1, { outcome });
       telemetry.record("mcp_code_exec.run.duration", performance.now() - t0, { outcome });

@@ -34,6 +34,8 @@ export interface ClientChannel {
   readonly output: ((stream: "stdout" | "stderr", text: string) => void) | undefined;
   /** Send what is buffered; call before the result goes out. */
   flush(): Promise<void>;
+  /** The call is over, or the client gave up on it: no more progress (the heartbeat stops). Call on every path, after flush. */
+  end(): void;
 }
 
 export interface ClientRequestContext {
@@ -44,7 +46,8 @@ export interface ClientRequestContext {
 }
 
 export function clientChannel(server: Server, ctx: ClientRequestContext): ClientChannel {
-  const progress = ctx.progressToken === undefined ? undefined : progressSender(ctx.progressToken, ctx.sendNotification);
+  const progress =
+    ctx.progressToken === undefined ? undefined : progressSender(ctx.progressToken, ctx.sendNotification, { heartbeatMs: HEARTBEAT_MS });
   const related = { relatedRequestId: ctx.requestId };
   return {
     get name() {
@@ -61,22 +64,58 @@ export function clientChannel(server: Server, ctx: ClientRequestContext): Client
     progress: (key, message) => progress?.note(key, message),
     output: progress?.push,
     flush: () => progress?.flush() ?? Promise.resolve(),
+    end: () => progress?.end(),
   };
 }
 
 /**
  * Streams stdout/stderr lines and upstream progress as progress notifications while the code runs,
  * coalesced so a chatty loop sends at most one notification per PROGRESS_INTERVAL_MS. `progress` counts
- * the lines sent, so it only grows.
+ * the lines sent, and each heartbeat, so it only grows.
  */
 const PROGRESS_INTERVAL_MS = 100;
 
-export function progressSender(token: string | number, send: (n: ServerNotification) => Promise<void>) {
+/**
+ * A run that says nothing for this long still sends progress. Clients built on the MCP SDK give up on
+ * a request after 60 s (its default) unless progress resets the clock (`resetTimeoutOnProgress`, which
+ * opencode sets): without a heartbeat a silent 75 s run was cancelled at 60 s, though a run may last
+ * MCP_BRIDGE_MAX_TIMEOUT (120 s). Every 15 s leaves room for clients that wait less than 60 s.
+ */
+export const HEARTBEAT_MS = 15_000;
+
+export function progressSender(
+  token: string | number,
+  send: (n: ServerNotification) => Promise<void>,
+  opts: { heartbeatMs?: number } = {},
+) {
   let buffered = "";
   const notes = new Map<string, string>();
-  let lines = 0;
+  let progress = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let heartbeat: ReturnType<typeof setTimeout> | undefined;
+  let ended = false;
+  const started = performance.now();
   let chain: Promise<void> = Promise.resolve();
+  const emit = (message: string, lines: number) => {
+    if (ended) return chain;
+    progress += lines;
+    chain = chain.then(() =>
+      send({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {}),
+    );
+    beatLater();
+    return chain;
+  };
+  // Re-armed by everything sent, so a run that prints often sends no heartbeat at all.
+  const beatLater = () => {
+    if (heartbeat) clearTimeout(heartbeat);
+    heartbeat = undefined;
+    if (ended || !opts.heartbeatMs) return;
+    heartbeat = setTimeout(() => {
+      heartbeat = undefined;
+      if (!ended) void emit(`run_python still running (${Math.round((performance.now() - started) / 1000)}s)`, 1);
+    }, opts.heartbeatMs);
+    (heartbeat as { unref?: () => void }).unref?.();
+  };
   const flushNow = () => {
     timer = undefined;
     const parts = [buffered.replace(/\n$/, ""), ...notes.values()].filter(Boolean);
@@ -84,12 +123,9 @@ export function progressSender(token: string | number, send: (n: ServerNotificat
     notes.clear();
     if (!parts.length) return chain;
     const message = parts.join("\n");
-    lines += message.split("\n").length;
-    chain = chain.then(() =>
-      send({ method: "notifications/progress", params: { progressToken: token, progress: lines, message } }).catch(() => {}),
-    );
-    return chain;
+    return emit(message, message.split("\n").length);
   };
+  beatLater();
   return {
     push(stream: "stdout" | "stderr", text: string) {
       buffered += stream === "stderr" ? text.replace(/^(?=.)/gm, "[stderr] ") : text;
@@ -104,6 +140,12 @@ export function progressSender(token: string | number, send: (n: ServerNotificat
     flush(): Promise<void> {
       if (timer) clearTimeout(timer);
       return flushNow();
+    },
+    end(): void {
+      ended = true;
+      if (timer) clearTimeout(timer);
+      if (heartbeat) clearTimeout(heartbeat);
+      timer = heartbeat = undefined;
     },
   };
 }

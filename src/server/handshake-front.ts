@@ -14,6 +14,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { type Handshake, initializeResult } from "./handshake.ts";
+import { instructionsFor } from "./instructions.ts";
 
 export interface FrontTimings {
   /** How long to wait for `initialize` before loading the rest anyway. */
@@ -34,6 +35,8 @@ export class HandshakeFront {
   readonly #queue: JSONRPCMessage[] = [];
   /** Requests answered here: the attached server's answers to them are dropped. */
   readonly #answered = new Set<RequestId>();
+  /** The client's `initialize`, whoever answers it: the instructions depend on who the client is. */
+  #opening: { id: RequestId; client?: string; answered?: boolean } | undefined;
   #handshake: Handshake | undefined;
   #initialized = false;
   #listed = false;
@@ -99,7 +102,7 @@ export class HandshakeFront {
           if ("error" in message) front.ondisagree?.(message);
           return Promise.resolve();
         }
-        return inner.send(message, options);
+        return inner.send(front.#forClient(message), options);
       },
       close: () => inner.close(),
       setProtocolVersion: (v) => inner.setProtocolVersion?.(v),
@@ -115,6 +118,10 @@ export class HandshakeFront {
   }
 
   #receive(m: JSONRPCMessage): void {
+    if (!this.#opening && "method" in m && m.method === "initialize" && "id" in m) {
+      const info = isObject(m.params) && isObject(m.params.clientInfo) ? m.params.clientInfo : {};
+      this.#opening = { id: m.id, client: isText(info.name) ? info.name : undefined };
+    }
     if (this.#attached) {
       this.#attached.onmessage?.(m);
       return;
@@ -130,7 +137,7 @@ export class HandshakeFront {
     const params = (m as Request).params;
     if (m.method === "initialize" && !this.#initialized && plainInitialize(params)) {
       this.#initialized = true;
-      this.#reply(m.id, initializeResult(h, params.protocolVersion));
+      this.#reply(m.id, initializeResult(h, params.protocolVersion, this.#opening?.client));
       return;
     }
     if (m.method === "tools/list" && this.#initialized && !this.#listed && (params === undefined || onlyMeta(params))) {
@@ -139,6 +146,16 @@ export class HandshakeFront {
       return;
     }
     this.#over = true;
+  }
+
+  /** The server's answer to `initialize`, with the instructions for this client (answered here, it has them). */
+  #forClient(message: JSONRPCMessage): JSONRPCMessage {
+    const opening = this.#opening;
+    if (!opening || opening.answered || !("result" in message) || message.id !== opening.id) return message;
+    opening.answered = true;
+    const instructions = message.result.instructions;
+    if (!isText(instructions)) return message;
+    return { ...message, result: { ...message.result, instructions: instructionsFor(instructions, opening.client) } };
   }
 
   #reply(id: RequestId, result: Record<string, unknown>): void {

@@ -8,7 +8,7 @@ import type { InitializeResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import * as z from "zod";
 import type { Config } from "../config/env.ts";
 import { OUTPUT_SCHEMA } from "../render/output-schema.ts";
-import { serverInstructions } from "./instructions.ts";
+import { instructionsFor, serverInstructions } from "./instructions.ts";
 
 export const TOOL_NAME = "run_python";
 
@@ -71,13 +71,17 @@ function inputSchema(config: Config): Tool["inputSchema"] {
   return schema as Tool["inputSchema"];
 }
 
-/** The `initialize` answer, as the SDK server gives it: the client's version when spoken, else the newest. */
-export function initializeResult(h: Handshake, requestedVersion: string): InitializeResult {
+/**
+ * The `initialize` answer, as the SDK server gives it: the client's version when spoken, else the newest;
+ * the instructions for this client (instructions.ts: some clients run many conversations through us).
+ */
+export function initializeResult(h: Handshake, requestedVersion: string, clientName?: string): InitializeResult {
   const versions: readonly string[] = PROTOCOL_VERSIONS;
+  const instructions = h.instructions ? instructionsFor(h.instructions, clientName) : "";
   return {
     protocolVersion: versions.includes(requestedVersion) ? requestedVersion : PROTOCOL_VERSIONS[0],
     capabilities: h.capabilities,
     serverInfo: h.serverInfo,
-    ...(h.instructions ? { instructions: h.instructions } : {}),
+    ...(instructions ? { instructions } : {}),
   };
 }

@@ -32,3 +32,24 @@ export function serverInstructions(servers: string[], problem?: string): string 
   const text = lines.join("\n");
   return text.length <= MAX_INSTRUCTIONS_CHARS ? text : `${text.slice(0, MAX_INSTRUCTIONS_CHARS - 1)}…`;
 }
+
+/**
+ * Clients that run several conversations through one connection to us, by the name they give at
+ * initialize. Nothing in their requests tells the conversations apart (opencode 1.18 sends only a
+ * progress token in `_meta`, and `opencode serve` keeps one bridge per project folder for every
+ * session), so calls without `session` share one interpreter: their model is told to keep its own.
+ */
+const MANY_CONVERSATIONS: Record<string, string> = { opencode: "opencode" };
+
+/** The words a model of such a client reads; the real-client suite's scripted model looks for them. */
+export const OWN_SESSION_HINT = 'make the first run_python call of each conversation with session="new"';
+
+/** The instructions for the client that introduced itself as `clientName`. */
+export function instructionsFor(instructions: string, clientName: string | undefined): string {
+  const client = clientName === undefined ? undefined : MANY_CONVERSATIONS[clientName];
+  if (!client) return instructions;
+  const note = `${client} runs many conversations through this one server, and calls without \`session\` share one interpreter: ${OWN_SESSION_HINT}, then pass the handle its result names ([session] s_…) as session in every later call of that conversation.`;
+  // After the first line: the server list, which may be cut at the cap, comes after.
+  const [first, ...rest] = instructions.split("\n");
+  return [first, note, ...rest].join("\n");
+}

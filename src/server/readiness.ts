@@ -18,6 +18,7 @@ import { BridgeError, renderError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Selected } from "../engines/registry.ts";
 import { fallbackImage, fallbackNote } from "../session/image-choice.ts";
+import { canPull } from "../session/image-pull.ts";
 
 export interface Readiness {
   /** What stops run_python from working, with its fix; undefined when ready or unknown. */
@@ -47,6 +48,11 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
     log.info("sandbox image", { note: fallbackNote(config, adapter, fallback) });
     return { ready: true };
   }
+  if (canPull(config, adapter)) {
+    // Not a problem yet: the first start (the prewarm, else the first call) pulls it.
+    log.info("sandbox image not here yet: the first sandbox start pulls it", { engine: adapter.name, image: config.image });
+    return {};
+  }
   const problem = `the sandbox image ${config.image} is not in ${adapter.name}: ${adapter.imageHint(config.image)}, or set MCP_BRIDGE_IMAGE to an image that is`;
   log.warn("run_python cannot work until this is fixed", { problem });
   return { problem };
@@ -58,13 +64,20 @@ export async function checkReadiness(deps: { config: Config; engine: () => Promi
  * next); on a first start, the check if it answers within `waitMs`.
  */
 export function startupReadiness(
-  deps: { config: Config; engine: () => Promise<Selected>; log: Logger },
+  deps: {
+    config: Config;
+    engine: () => Promise<Selected>;
+    log: Logger;
+    /** Told when this start's check has finished and left its answer for the next start. */
+    onChecked?: (r: Readiness) => void;
+  },
   waitMs: number,
 ): Promise<Readiness> {
   const { file, key } = where(deps.config);
   const last = lastReadiness(deps.config);
   const check = checkReadiness(deps).then((r) => {
     if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
+    deps.onChecked?.(r);
     return r;
   });
   return last ? Promise.resolve(last) : withinMs(check, waitMs);

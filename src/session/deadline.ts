@@ -3,12 +3,14 @@
  * timeout measure the time the code and the servers spend, not the time a human takes to read a
  * question: holding the deadline pauses it, releasing the last hold resumes it with what was left.
  */
+import { SYSTEM_CLOCK, type CancelTimer, type Clock } from "../clock.ts";
+
 export class Deadline {
   /** Settles once the countdown reaches zero (never, if it is cancelled first). */
   readonly expired: Promise<void>;
   #left: number;
   #since = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: CancelTimer | undefined;
   #holds = 0;
   #fire!: () => void;
   #done = false;
@@ -17,12 +19,15 @@ export class Deadline {
   /** Active time the countdown may run in all, restarts included. */
   #budget: number;
   #spent = 0;
+  #clock: Clock;
 
   /** `maxTotalMs` bounds the active time across restart() calls (default: `ms`, no restarts). */
   constructor(
     readonly ms: number,
     maxTotalMs = ms,
+    clock: Clock = SYSTEM_CLOCK,
   ) {
+    this.#clock = clock;
     this.#left = ms;
     this.#budget = Math.max(ms, maxTotalMs);
     this.expired = new Promise((resolve) => {
@@ -35,14 +40,14 @@ export class Deadline {
   hold(): () => void {
     if (this.#holds++ === 0 && !this.#done) {
       this.#pause();
-      this.#heldSince = performance.now();
+      this.#heldSince = this.#clock.now();
     }
     let released = false;
     return () => {
       if (released) return;
       released = true;
       if (--this.#holds === 0 && !this.#done) {
-        this.#heldMs += performance.now() - this.#heldSince;
+        this.#heldMs += this.#clock.now() - this.#heldSince;
         this.#arm();
       }
     };
@@ -60,32 +65,29 @@ export class Deadline {
   /** Stop for good; `expired` never settles. */
   cancel(): void {
     this.#done = true;
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer?.();
     this.#timer = undefined;
   }
 
   /** Milliseconds spent held so far. */
   get heldMs(): number {
-    return this.#heldMs + (this.#holds > 0 && !this.#done ? performance.now() - this.#heldSince : 0);
+    return this.#heldMs + (this.#holds > 0 && !this.#done ? this.#clock.now() - this.#heldSince : 0);
   }
 
   #arm(): void {
-    this.#since = performance.now();
-    this.#timer = setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#done = true;
-        this.#fire();
-      },
-      Math.max(0, this.#left),
-    );
+    this.#since = this.#clock.now();
+    this.#timer = this.#clock.after(this.#left, () => {
+      this.#timer = undefined;
+      this.#done = true;
+      this.#fire();
+    });
   }
 
   #pause(): void {
     if (!this.#timer) return;
-    clearTimeout(this.#timer);
+    this.#timer();
     this.#timer = undefined;
-    const ran = performance.now() - this.#since;
+    const ran = this.#clock.now() - this.#since;
     this.#spent += ran;
     this.#left -= ran;
   }

@@ -3,10 +3,13 @@
  * in the code), a grace period, then the sandbox is killed. Knows nothing of what the run was for.
  */
 import type { ResultFrame } from "../sandbox/frames.ts";
+import { INTERRUPT } from "../sandbox/protocol.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
+import { SYSTEM_CLOCK, type Clock } from "../clock.ts";
 import { Deadline } from "./deadline.ts";
 
-export const INTERRUPT_GRACE_MS = 2_000;
+/** How long an interrupted run has to end before the sandbox is killed (the contract's, protocol.ts). */
+export const INTERRUPT_GRACE_MS: number = INTERRUPT.grace_ms;
 
 export interface LadderResult {
   frame?: ResultFrame;
@@ -24,15 +27,23 @@ export async function awaitRun(
   box: Sandbox,
   id: number,
   result: Promise<ResultFrame>,
-  opts: { timeoutMs: number; deadline?: Deadline; signal?: AbortSignal; onInterrupt?: (why: "timeout" | "cancelled") => void },
+  opts: {
+    timeoutMs: number;
+    deadline?: Deadline;
+    signal?: AbortSignal;
+    onInterrupt?: (why: "timeout" | "cancelled") => void;
+    /** What the grace (and a deadline made here) is measured on. */
+    clock?: Clock;
+  },
 ): Promise<LadderResult> {
-  const deadline = opts.deadline ?? new Deadline(opts.timeoutMs);
+  const clock = opts.clock ?? SYSTEM_CLOCK;
+  const deadline = opts.deadline ?? new Deadline(opts.timeoutMs, opts.timeoutMs, clock);
   const first = await raceTimeout(result, deadline, opts.signal);
   if (first.kind === "done") return { frame: first.value, timedOut: false, cancelled: false, killed: false };
   const timedOut = first.kind === "timeout";
   opts.onInterrupt?.(timedOut ? "timeout" : "cancelled");
   box.interrupt(id);
-  const second = await raceTimeout(result, new Deadline(INTERRUPT_GRACE_MS));
+  const second = await raceTimeout(result, new Deadline(INTERRUPT_GRACE_MS, INTERRUPT_GRACE_MS, clock));
   if (second.kind === "done") return { frame: second.value, timedOut, cancelled: !timedOut, killed: false };
   await box.kill(timedOut ? "timeout" : "cancelled");
   return { timedOut, cancelled: !timedOut, killed: true };

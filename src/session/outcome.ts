@@ -5,10 +5,12 @@
 import type { Config } from "../config/env.ts";
 import type { PolicyRefusal } from "../policy.ts";
 import type { ErrorInfo, ImageData, OutputFile, ResultFrame, Table } from "../sandbox/frames.ts";
+import { DISPLAY_DEFAULTS } from "../sandbox/protocol.ts";
 
 /** The sandbox's own cap for a trailing value or a traceback; enforced again on the host. */
 export const MAX_VALUE_BYTES = 64 * 1024;
-export const MAX_IMAGES = 8;
+/** Images a run returns at most; the sandbox stops at the same number (protocol.ts). */
+export const MAX_IMAGES: number = DISPLAY_DEFAULTS.max_images;
 
 export interface RunOutcome {
   stdout?: string;

@@ -5,7 +5,8 @@
  * checked beforehand (`--pull never` makes a missing image fail the start, and the engine says so).
  * A failure is then looked at closely: a start that fails on a cached probe is retried once after
  * probing the engine afresh, and a failure the engine did not explain is checked against the image.
- * A missing default image is replaced by the offline image where the engine has that (image-choice.ts).
+ * A missing default image is replaced by the offline image where the engine has that (image-choice.ts);
+ * an image still missing is pulled (image-pull.ts), and the start tried again.
  */
 import type { EngineInfo, RuntimeAdapter } from "../../adapters/types.ts";
 import type { SessionDeps } from "./session.ts";
@@ -18,6 +19,7 @@ import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
 import { containerSpec } from "./container-spec.ts";
 import { carryImageChoice, fallbackImage, fallbackNote, imageFor } from "./image-choice.ts";
+import { canPull, pullFailed, pullImage, type PullListener } from "./image-pull.ts";
 
 const START_TIMEOUT_MS = 60_000;
 /** The fd the protocol uses inside the container when the engine passes one. */
@@ -31,6 +33,8 @@ export type StartDeps = Pick<
   onRpc: (frame: RpcFrame) => Promise<unknown>;
   /** The session was closed meanwhile: start nothing more. */
   closed: () => boolean;
+  /** Told what a pull of the missing image is doing (the calls waiting for this start pass it on). */
+  onPull?: PullListener;
 };
 
 export interface Started {
@@ -50,11 +54,21 @@ export async function startSandbox(deps: StartDeps): Promise<Started> {
       tried = imageFor(deps.config, a);
     });
   } catch (err) {
-    // The default image is not on this engine: the offline image is used if it is (image-choice.ts).
-    if (!(err instanceof BridgeError) || err.code !== "IMAGE_MISSING" || !adapter || deps.closed()) throw err;
+    // The default image is not on this engine: the offline image is used if it is (image-choice.ts),
+    // else the engine pulls the missing one.
+    if (!(err instanceof BridgeError) || err.code !== "IMAGE_MISSING" || !adapter || !tried || deps.closed()) throw err;
     const image = await fallbackImage(deps.config, adapter, tried);
-    if (!image) throw err;
-    deps.log.info("sandbox image", { note: fallbackNote(deps.config, adapter, image) });
+    if (image) {
+      deps.log.info("sandbox image", { note: fallbackNote(deps.config, adapter, image) });
+      return await startOrRetry(deps, (a) => (adapter = a));
+    }
+    if (!canPull(deps.config, adapter)) throw err;
+    try {
+      await pullImage(adapter, tried, { config: deps.config, log: deps.log, listener: deps.onPull });
+    } catch (pullErr) {
+      throw pullFailed(tried, adapter, pullErr);
+    }
+    if (deps.closed()) throw new BridgeError("SANDBOX_START", "the session closed while its image was being pulled");
     return await startOrRetry(deps, (a) => (adapter = a));
   }
 }

@@ -1,6 +1,7 @@
 /**
- * A client's persistent Python session: one sandbox container, runs one at a time, idle shutdown, and
- * an honest note whenever state was lost. The timeout ladder (ladder.ts), the outcome (outcome.ts), the
+ * A client's persistent Python session: one sandbox container, runs one at a time, and an honest note
+ * whenever state was lost. The sandbox's life (which one is current, idle stop, lifetime cap, what the
+ * next call must hear: sandbox-life.ts), the timeout ladder (ladder.ts), the outcome (outcome.ts), the
  * container (container-spec.ts) and requests from the code (request-gate.ts) each live next door.
  */
 import { SessionApprovals } from "../approvals/remembered.ts";
@@ -11,17 +12,21 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { PolicyRefusal, serverRefusal, type Policy, type RunSlots } from "../policy.ts";
 import type { Selected } from "../engines/registry.ts";
+import { displayLimits } from "../sandbox/protocol.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { ClientChannel } from "../server/client-requests.ts";
+import { SYSTEM_CLOCK, type Clock } from "../clock.ts";
 import { Deadline } from "./deadline.ts";
+import { SandboxLife } from "./sandbox-life.ts";
 import { startSandbox } from "./sandbox-start.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
-import { assembleOutcome, cancelledBeforeStart, formatSeconds, MAX_IMAGES, refused, type RunOutcome } from "./outcome.ts";
+import { assembleOutcome, cancelledBeforeStart, formatSeconds, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
 import type { SpanContext, Telemetry } from "../telemetry/telemetry.ts";
 import type { PackageInstaller } from "../packages/install.ts";
 import { SessionPackages } from "../packages/session-packages.ts";
 import { moduleNotFoundHint } from "../packages/hint.ts";
+import { afterCancelNote, freshNameErrorNote } from "./state-notes.ts";
 
 export type { RunOutcome } from "./outcome.ts";
 
@@ -67,6 +72,8 @@ export interface SessionDeps {
   telemetry?: Telemetry;
   /** Installs (runtime.install): its store is mounted into each sandbox; absent: no installs. */
   installer?: PackageInstaller;
+  /** What deadlines, the interrupt's grace, the idle stop and the lifetime cap are measured on (tests move it). */
+  clock?: Clock;
 }
 
 let sessionCounter = 0;
@@ -74,29 +81,34 @@ let sessionCounter = 0;
 export class Session {
   readonly id: string;
   #deps: SessionDeps;
-  #box: Sandbox | undefined;
-  #starting: Promise<Sandbox> | undefined;
+  /** The sandbox's life: which one is current, and what the next call must hear (sandbox-life.ts). */
+  #life: SandboxLife;
+  #clock: Clock;
   #queue: Promise<unknown> = Promise.resolve();
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Why the interpreter state was lost since the last result the client saw, if it was. */
-  #lostState: string | undefined;
-  #closed = false;
-  /** Why the sandbox was lost from under a run or between runs (not stopped by us), once it was. */
-  #crashed: string | undefined;
+  /** The client cancelled the last run, so its result was never seen: what became of the state (state-notes.ts). */
+  #afterCancel: string | undefined;
   #loaded = new Set<string>();
   #gate: RequestGate;
-  /** A run has happened in the current sandbox (so stopping it loses state the model knows about). */
-  #boxUsed = false;
-  /** When the current sandbox said it was ready (performance.now()). */
-  #boxReadyAt = 0;
   #runCounter = 0;
   #approvals = new SessionApprovals();
   #packages = new SessionPackages();
+  /** The calls waiting for this session's sandbox: they hear what a pull of its image is doing. */
+  #pullWatchers = new Set<(message: string) => void>();
+  /** What the pull under way said last (a call that starts waiting hears it at once). */
+  #pullSaid: string | undefined;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
     this.id = `${process.pid}-${++sessionCounter}`;
+    this.#clock = deps.clock ?? SYSTEM_CLOCK;
     this.#gate = new RequestGate({ policy: deps.policy, handler: deps.requests, stop: (reason) => this.#stopFlooding(reason) });
+    this.#life = new SandboxLife({
+      start: (trace) => this.#start(trace),
+      clock: this.#clock,
+      lifetimeSec: deps.config.lifetimeSec,
+      idleTimeoutSec: deps.config.idleTimeoutSec,
+      log: deps.log,
+    });
   }
 
   /**
@@ -105,7 +117,7 @@ export class Session {
    * (src/session/sessions.ts), rather than getting a fresh interpreter under the old name.
    */
   get lost(): string | undefined {
-    return this.#crashed;
+    return this.#life.lost;
   }
 
   /** Servers loaded in this session; they stay loaded until reset. */
@@ -115,12 +127,7 @@ export class Session {
 
   /** Start the sandbox in the background so the first call does not pay for it. */
   warm(): void {
-    if (this.#closed || this.#box?.alive || this.#starting) return;
-    this.#ensure()
-      .then(() => this.#armIdle()) // a warmed sandbox nobody uses is stopped like an idle one
-      .catch((err) => {
-        if (!this.#closed) this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) });
-      });
+    this.#life.warm((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
   }
 
   /** Runs are serialised: a session is one interpreter. */
@@ -131,12 +138,8 @@ export class Session {
   }
 
   /** Stop for good. A sandbox still starting is not waited for: it is removed as soon as it exists. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#clearIdle();
-    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
-    this.#box = undefined;
-    if (box) await box.kill("bridge shutting down");
+  close(): Promise<void> {
+    return this.#life.close();
   }
 
   async #run(req: RunRequest): Promise<RunOutcome> {
@@ -207,28 +210,36 @@ export class Session {
     const started = performance.now();
     const notes: string[] = [];
     if (req.reset) {
-      await this.#stop("reset requested");
+      await this.#life.reset("reset requested");
       notes.push("Session reset: this run started in a fresh interpreter.");
-      this.#lostState = undefined;
+      this.#afterCancel = undefined;
       this.#loaded.clear();
       this.#approvals.clear();
       this.#packages.clear();
     }
     for (const s of req.servers ?? []) this.#loaded.add(s);
-    this.#clearIdle();
-    const box = await this.#ensure(req.trace);
+    const watcher = req.client && ((message: string) => req.client!.progress("image", message));
+    if (watcher) {
+      this.#pullWatchers.add(watcher);
+      if (this.#life.state.kind === "starting" && this.#pullSaid) watcher(this.#pullSaid);
+    }
+    let box: Sandbox;
+    try {
+      box = await this.#life.ensure(req.trace);
+    } finally {
+      if (watcher) this.#pullWatchers.delete(watcher);
+    }
     const waitedMs = performance.now() - started;
-    const firstInBox = !this.#boxUsed;
     if (req.signal?.aborted) {
       // Cancelled while it waited in the queue: it never runs, and a loss still waits to be told.
-      this.#armIdle();
+      this.#life.armIdle();
+      this.#afterCancel ??= afterCancelNote({ ranMs: 0, interrupted: false });
       return cancelledBeforeStart(config.outputCap, notes);
     }
-    const lostBefore = this.#lostState ?? (box !== this.#box ? "the sandbox was replaced" : undefined);
-    this.#lostState = undefined;
-    if (lostBefore && !req.reset)
-      notes.push(`Note: earlier session state was lost (${lostBefore}); this run started in a fresh interpreter.`);
-    this.#boxUsed = true;
+    const { untold, first, readyAt } = this.#life.beginRun(box);
+    if (untold && !req.reset) notes.push(`Note: earlier session state was lost (${untold}); this run started in a fresh interpreter.`);
+    else if (this.#afterCancel) notes.push(this.#afterCancel);
+    this.#afterCancel = undefined;
     const timeoutSec = req.timeoutSec ?? config.timeoutSec;
     const { id, result } = box.run(
       req.code,
@@ -237,7 +248,7 @@ export class Session {
       req.onOutput && capStream(req.onOutput, config.outputCap),
     );
     // Time a person spends answering a question does not count against the run (README: Approvals).
-    const deadline = new Deadline(timeoutSec * 1000);
+    const deadline = new Deadline(timeoutSec * 1000, timeoutSec * 1000, this.#clock);
     this.#gate.beginRun(id, {
       loaded: this.#loaded,
       log: runLog,
@@ -249,46 +260,57 @@ export class Session {
       packages: this.#packages,
     });
     let sessionReset: string | undefined;
+    /** What the next call must hear, when this run's result never reaches the client. */
+    let tellNext: string | undefined;
     let ending: Awaited<ReturnType<typeof awaitRun>> = { timedOut: false, cancelled: false, killed: false };
     try {
       ending = await awaitRun(box, id, result, {
         timeoutMs: timeoutSec * 1000,
         deadline,
         signal: req.signal,
+        clock: this.#clock,
         onInterrupt: (why) =>
           log.info(why === "timeout" ? "run timed out, interrupting" : "run cancelled, interrupting", { session: this.id, run: id }),
       });
       if (ending.killed) {
-        this.#box = undefined;
-        sessionReset = `the code did not stop within ${INTERRUPT_GRACE_MS / 1000}s of an interrupt, so the sandbox was killed; all variables, imports and files in /tmp are gone and the next call starts a fresh session`;
+        const grace = formatSeconds(INTERRUPT_GRACE_MS / 1000);
+        sessionReset = `the code did not stop within ${grace} of an interrupt, so the sandbox was killed; all variables, imports and files in /tmp are gone and the next call starts a fresh session`;
         // A cancelled call's result never reaches the client: the next call must say what happened.
         if (ending.cancelled)
-          this.#lostState =
-            "the call before it was cancelled and its code did not stop within 2s of an interrupt, so the sandbox was killed";
+          tellNext = `the call before it was cancelled and its code did not stop within ${grace} of an interrupt, so the sandbox was killed`;
       }
     } catch (err) {
       if (!(err instanceof BridgeError) || err.code !== "SANDBOX_EXITED") throw err;
       const exit = await box.exited;
-      this.#box = undefined;
-      this.#lostState = req.signal?.aborted
-        ? `the sandbox stopped while the call before it was being cancelled: ${exit.reason}`
-        : undefined;
-      this.#crashed ??= exit.reason;
+      if (req.signal?.aborted) tellNext = `the sandbox stopped while the call before it was being cancelled: ${exit.reason}`;
       sessionReset = `${err.message.replace(/^the sandbox stopped: /, "the sandbox stopped during this run: ")}; all variables and imports are gone and the next call starts a fresh session`;
       if (exit.stderrTail.trim()) log.debug("sandbox stderr at exit", { tail: exit.stderrTail.slice(-500) });
     } finally {
       // Whatever the run did, its proxied calls end with it.
       this.#gate.endRun();
+      this.#life.endRun(tellNext);
     }
     const outcome = assembleOutcome({ ...ending, sessionReset, timeoutSec }, config, notes, Math.round(performance.now() - started));
     const hint = moduleNotFoundHint(outcome.error, this.#deps.installer ? config.packages : undefined, this.#packages.unavailable);
     if (hint) outcome.notes.push(hint);
+    // A NameError in a new interpreter the result does not already call new (a reset, a loss noted above).
+    const fresh =
+      first &&
+      !untold &&
+      !req.reset &&
+      freshNameErrorNote(outcome.error, {
+        ageMs: this.#clock.now() - (readyAt ?? this.#clock.now()),
+        firstOfSession: this.#runCounter === 1,
+      });
+    if (fresh) outcome.notes.push(fresh);
+    if (ending.cancelled && !ending.killed && !sessionReset)
+      this.#afterCancel = afterCancelNote({ ranMs: outcome.durationMs, interrupted: true, traceback: ending.frame?.error?.traceback });
     runLog.debug("run trace", {
       wait_ms: round1(waitedMs),
       exec_ms: round1(performance.now() - started - waitedMs),
-      first_in_sandbox: firstInBox,
+      first_in_sandbox: first,
     });
-    if (this.#box?.alive) this.#armIdle();
+    this.#life.armIdle();
     return outcome;
   }
 
@@ -300,65 +322,37 @@ export class Session {
       ...(packages ? { packages } : {}),
       servers: [...this.#loaded],
       discovered: this.#deps.discovered?.() ?? [],
-      display: {
-        image_bytes: config.imageCap,
-        file_bytes: config.fileCap,
-        files_total_bytes: config.fileCap * 4,
-        max_images: MAX_IMAGES,
-        max_files: 10,
-        result_bytes: config.resultCap,
-      },
+      display: displayLimits(config),
     };
   }
 
-  /** Less than a second (a tenth of the cap, if shorter) before the sandbox's lifetime cap. */
-  #nearLifetimeCap(): boolean {
-    const capMs = this.#deps.config.lifetimeSec * 1000;
-    return performance.now() - this.#boxReadyAt >= capMs - Math.min(1000, capMs / 10);
-  }
-
-  #capReason(): string {
-    return `it reached its lifetime cap of ${formatSeconds(this.#deps.config.lifetimeSec)} (MCP_BRIDGE_CONTAINER_LIFETIME)`;
-  }
-
-  async #ensure(trace?: SpanContext): Promise<Sandbox> {
-    if (this.#closed) throw new BridgeError("SANDBOX_START", "the session is closed");
-    const box = this.#box;
-    if (box?.alive && this.#nearLifetimeCap()) {
-      // Its init ends it at the cap, counted from before it was ready: a run sent now would find it
-      // gone (or be cut short) before the bridge hears that it died. Retired first, the run starts fresh.
-      await box.kill(this.#capReason(), { reportLoss: true });
+  /** Start a sandbox for the session's life (sandbox-life.ts decides when); `trace`: the call that needs it. */
+  async #start(trace?: SpanContext): Promise<Sandbox> {
+    const span = this.#deps.telemetry?.span("sandbox start", { parent: trace, attributes: { "mcp_code_exec.session": this.id } });
+    try {
+      const box = await this.#startSandbox();
+      span?.set({ "mcp_code_exec.sandbox": box.name });
+      span?.end();
+      return box;
+    } catch (err) {
+      span?.end(err instanceof Error ? err.message : String(err));
+      throw err;
     }
-    if (this.#box?.alive) return this.#box;
-    if (!this.#starting) {
-      const span = this.#deps.telemetry?.span("sandbox start", { parent: trace, attributes: { "mcp_code_exec.session": this.id } });
-      this.#starting = this.#start().then(
-        (box) => {
-          span?.set({ "mcp_code_exec.sandbox": box.name });
-          span?.end();
-          return box;
-        },
-        (err: unknown) => {
-          span?.end(err instanceof Error ? err.message : String(err));
-          throw err;
-        },
-      );
-      this.#starting
-        .finally(() => {
-          this.#starting = undefined;
-        })
-        .catch(() => {});
-    }
-    return this.#starting;
   }
 
-  async #start(): Promise<Sandbox> {
-    const { config, log } = this.#deps;
+  async #startSandbox(): Promise<Sandbox> {
+    const { log } = this.#deps;
     const t0 = performance.now();
     const { box, adapter, trace, packagesUnavailable } = await startSandbox({
       ...this.#deps,
       onRpc: (frame) => this.#gate.handle(frame),
-      closed: () => this.#closed,
+      closed: () => this.#life.closed,
+      onPull: (message) => {
+        this.#pullSaid = message;
+        for (const w of this.#pullWatchers) w(message);
+      },
+    }).finally(() => {
+      this.#pullSaid = undefined;
     });
     this.#deps.metrics && this.#deps.metrics.containerStarts++;
     log.info("sandbox ready", { engine: adapter.name, name: box.name, python: box.python, ms: Math.round(performance.now() - t0) });
@@ -369,70 +363,17 @@ export class Session {
       ...trace.facts,
       ...prefixed("ms_", trace.phases),
     });
-    this.#box = box;
     this.#packages.unavailable = packagesUnavailable;
-    this.#boxReadyAt = performance.now();
-    this.#boxUsed = false;
     this.#gate.newSandbox();
-    // The sandbox's init enforces the lifetime cap inside; the bridge does too, from outside the
-    // sandbox's reach (code there can stop its init under gVisor, which lets signals reach PID 1).
-    const lifetime = setTimeout(
-      () =>
-        void box.kill(this.#capReason(), {
-          reportLoss: true,
-        }),
-      config.lifetimeSec * 1000,
-    );
-    (lifetime as { unref?: () => void }).unref?.();
-    void box.exited.then((exit) => {
-      clearTimeout(lifetime);
-      if (this.#box === box) this.#box = undefined;
-      // Lost state is told on the next call, unless we stopped the sandbox on purpose (the run that did
-      // so says why) — a sandbox stopped for flooding the bridge lost its state through its own doing.
-      if ((!exit.killedByUs || exit.reportLoss) && !this.#closed && this.#boxUsed) {
-        this.#lostState = exit.reason;
-        this.#crashed ??= exit.reason;
-      }
-    });
-    if (this.#closed) {
-      await box.kill("bridge shutting down");
-      throw new BridgeError("SANDBOX_START", "the session closed while the sandbox was starting");
-    }
     return box;
   }
 
   /** Requests answered cost the host work and memory whether or not they succeed: a flood ends the sandbox. */
   #stopFlooding(reason: string): void {
-    const box = this.#box;
-    if (!box?.alive) return;
+    const box = this.#life.current;
+    if (!box) return;
     this.#deps.log.warn("stopping a sandbox that floods the host with requests", { name: box.name, reason });
-    void box.kill(reason, { reportLoss: true });
-  }
-
-  async #stop(reason: string): Promise<void> {
-    const box = this.#box ?? (await this.#starting?.catch(() => undefined));
-    this.#box = undefined;
-    if (box?.alive) await box.kill(reason);
-  }
-
-  #armIdle(): void {
-    this.#clearIdle();
-    const ms = this.#deps.config.idleTimeoutSec * 1000;
-    this.#idleTimer = setTimeout(() => {
-      const box = this.#box;
-      if (!box) return;
-      this.#deps.log.info("stopping idle sandbox", { name: box.name, idleSec: this.#deps.config.idleTimeoutSec });
-      this.#box = undefined;
-      if (this.#boxUsed)
-        this.#lostState = `the sandbox was stopped after ${formatSeconds(this.#deps.config.idleTimeoutSec)} idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)`;
-      void box.kill("idle");
-    }, ms);
-    (this.#idleTimer as { unref?: () => void }).unref?.();
-  }
-
-  #clearIdle(): void {
-    if (this.#idleTimer) clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
+    this.#life.stop(reason);
   }
 }
 

@@ -43,6 +43,13 @@ export interface SessionsOptions {
   maxPerPrincipal: number;
   /** Sessions on this node, every principal's together (the node's limit); none when absent. */
   maxTotal?: { count: number; why: string };
+  /**
+   * At the principal's limit: end one of its connections that nothing uses now (no stream open, no
+   * request in flight) and whose default session `canEnd` says may go with it; true when one was ended.
+   * A client that leaves without ending its protocol session (many one-shot CLIs) would otherwise hold
+   * a session slot, and its sandbox, for the whole idle time.
+   */
+  reclaim?: (principal: string, canEnd: (connection: string) => boolean) => boolean;
   log: Logger;
 }
 
@@ -55,6 +62,10 @@ interface Entry {
   defaultFor?: string;
   /** Runs in progress: a session is not expired under a run. */
   busy: number;
+  /** A default session also called by its handle from another connection: it outlives its own. */
+  shared?: boolean;
+  /** Made ahead of any call (prewarm) and not used yet: its sandbox holds nothing. */
+  spare?: boolean;
 }
 
 export interface Resolved {
@@ -97,22 +108,28 @@ export class Sessions {
       connection = `${principal}\0${connection}`;
       const handle = this.#defaults.get(connection);
       const entry = handle ? this.#byHandle.get(handle) : undefined;
-      if (entry && entry.principal === principal) return this.#use(entry, false);
+      if (entry && entry.principal === principal) {
+        entry.spare = false;
+        return this.#use(entry, false);
+      }
       const fresh = this.#use(this.#create(principal, connection), true);
       const lost = this.#lostDefault.get(connection);
       this.#lostDefault.delete(connection);
       return lost ? { ...fresh, lost } : fresh;
     }
-    if (requested === NEW_SESSION) return this.#use(this.#create(principal), true);
+    if (requested === NEW_SESSION) return this.#use(this.#spare(principal, connection) ?? this.#create(principal), true);
     const entry = this.#byHandle.get(requested);
     if (entry && entry.principal === principal) {
       const lost = entry.busy === 0 ? entry.session.lost : undefined;
-      if (lost === undefined) return this.#use(entry, false);
-      void this.#end(entry, `its sandbox was lost: ${lost}`);
-      throw new SessionError(
-        "lost",
-        `session ${requested} was lost (its sandbox was lost: ${lost}); its variables, imports and files are gone. Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`,
-      );
+      if (lost !== undefined) {
+        void this.#end(entry, `its sandbox was lost: ${lost}`);
+        throw new SessionError(
+          "lost",
+          `session ${requested} was lost (its sandbox was lost: ${lost}); its variables, imports and files are gone. Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`,
+        );
+      }
+      if (entry.defaultFor !== undefined && entry.defaultFor !== `${principal}\0${connection}`) entry.shared = true;
+      return this.#use(entry, false);
     }
     const gone = this.#expired.get(requested);
     if (gone && gone.principal === principal)
@@ -128,6 +145,23 @@ export class Sessions {
     );
   }
 
+  /**
+   * Make the connection's default session before its first call and start its sandbox, so that call does
+   * not wait for it. Until some call uses it, a call asking for a new session takes it instead: a client
+   * whose model opens a session per conversation (opencode, told so) still gets the warm sandbox.
+   */
+  prewarm(principal: string, connection: string): void {
+    const key = `${principal}\0${connection}`;
+    if (this.#defaults.has(key)) return;
+    try {
+      const entry = this.#create(principal, key);
+      entry.spare = true;
+      entry.session.warm();
+    } catch (err) {
+      if (!(err instanceof SessionError)) throw err;
+    }
+  }
+
   /** The connection ended (a legacy HTTP session's DELETE): its default session ends with it. */
   async endConnection(principal: string, connection: string): Promise<void> {
     connection = `${principal}\0${connection}`;
@@ -135,7 +169,11 @@ export class Sessions {
     this.#defaults.delete(connection);
     this.#lostDefault.delete(connection);
     const entry = handle ? this.#byHandle.get(handle) : undefined;
-    if (entry) await this.#end(entry, "its connection was closed");
+    if (entry?.shared) {
+      // Called by its handle from elsewhere: it stays, as a session of its own, until it idles out.
+      entry.defaultFor = undefined;
+      this.#opts.log.info("session outlives its connection", { session: entry.handle, principal: entry.principal });
+    } else if (entry) await this.#end(entry, "its connection was closed");
     this.#lostDefault.delete(connection);
   }
 
@@ -177,6 +215,8 @@ export class Sessions {
         "full",
         `this server holds ${total.count} Python sessions, all it has room for (${total.why}); try again in a minute, when an idle one has ended`,
       );
+    // Each reclaim ends one connection whose default session goes with it; bounded by the connections.
+    while (this.count(principal) >= this.#opts.maxPerPrincipal && this.#opts.reclaim?.(principal, (c) => this.#canEnd(principal, c)));
     if (this.count(principal) >= this.#opts.maxPerPrincipal)
       throw new SessionError(
         "limit",
@@ -187,6 +227,24 @@ export class Sessions {
     this.#byHandle.set(handle, entry);
     if (defaultFor !== undefined) this.#defaults.set(defaultFor, handle);
     this.#opts.log.info("session opened", { session: handle, principal });
+    return entry;
+  }
+
+  /** Whether ending `connection` would end an idle default session of `principal` (and free its slot). */
+  #canEnd(principal: string, connection: string): boolean {
+    const handle = this.#defaults.get(`${principal}\0${connection}`);
+    const entry = handle ? this.#byHandle.get(handle) : undefined;
+    return entry !== undefined && entry.busy === 0 && !entry.shared;
+  }
+
+  /** The connection's default session while no call has used it, taken out of that role (see prewarm). */
+  #spare(principal: string, connection: string): Entry | undefined {
+    const key = `${principal}\0${connection}`;
+    const entry = this.#byHandle.get(this.#defaults.get(key) ?? "");
+    if (!entry?.spare || entry.principal !== principal) return undefined;
+    entry.spare = false;
+    entry.defaultFor = undefined;
+    this.#defaults.delete(key);
     return entry;
   }
 

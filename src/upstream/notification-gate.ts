@@ -76,12 +76,18 @@ export class NotificationGate {
 
 /**
  * Puts `gate` between the transport and whatever handles its messages (the SDK sets `onmessage` when
- * it connects; this wraps whatever it sets, before or after).
+ * it connects; this wraps whatever it sets, before or after), keeping answers behind the
+ * notifications that came before them.
  */
 export function gateTransport<T extends Transport>(transport: T, gate: NotificationGate): T {
   let handler: Transport["onmessage"];
   const gated: Transport["onmessage"] = (message, extra) => {
-    if (gate.admit(message)) handler?.(message, extra);
+    if (!gate.admit(message)) return;
+    // The SDK handles a notification a microtask after it arrives and an answer at once, so an
+    // upstream's last progress, read from the pipe together with its answer, found its request already
+    // answered and was dropped. An answer waits one microtask, behind what came before it.
+    if ("id" in message && !("method" in message)) queueMicrotask(() => handler?.(message, extra));
+    else handler?.(message, extra);
   };
   Object.defineProperty(transport, "onmessage", {
     configurable: true,

@@ -67,7 +67,7 @@ async function hardeningProblems(spec: ContainerSpec): Promise<string[]> {
 // gVisor pods cannot run on the test cluster yet: Debian's runsc has no containerd shim
 // (containerd-shim-runsc-v1), and under the runc shim a runsc container's stdin is never connected
 // and its exit never seen. Said here, by name, rather than left out.
-test.skip("RuntimeAdapter contract: kubernetes, gVisor (skipped: no runsc containerd shim on this machine; docs/KUBERNETES.md)", () => {});
+test.skip("RuntimeAdapter contract: kubernetes, gVisor (skipped: no runsc containerd shim on this machine; docs/kubernetes.md)", () => {});
 
 for (const [name, spec] of [["runc", {}]] as const) {
   adapterContract(`kubernetes, ${name} (real cluster)`, {

@@ -20,6 +20,8 @@ const HOST_PROGRAMS: Record<string, string> = {
   conmon: "podman's container monitor",
   containerd: "dockerd",
   debootstrap: "image build",
+  "docker-registry": "image pull and publish tests (a registry on loopback)",
+  "dpkg-deb": "image build (the fetched folder's Debian mirror)",
   chroot: "image build",
   tar: "image build",
   bash: "image build, scripts",

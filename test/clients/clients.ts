@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAnthropicStub, type ModelStub } from "./anthropic-stub.ts";
 import { startGeminiStub } from "./gemini-stub.ts";
+import { runOpencode } from "./opencode.ts";
 import { startResponsesStub } from "./responses-stub.ts";
 import type { Seen, Step } from "./scenario.ts";
 import { IMAGE, ROOT } from "../support/env.ts";
@@ -35,13 +36,14 @@ export interface ClientRun {
   requests: unknown[];
 }
 
-export type ClientName = "claude" | "gemini" | "codex" | "mcporter";
+export type ClientName = "claude" | "gemini" | "codex" | "mcporter" | "opencode";
 
 export const CLIENTS: Record<ClientName, (o: ClientOptions) => Promise<ClientRun>> = {
   claude: runClaude,
   gemini: runGemini,
   codex: runCodex,
   mcporter: runMcporter,
+  opencode: runOpencode,
 };
 
 /** A fresh HOME, and the bridge's environment: its own state dir and an upstream `memory` server. */

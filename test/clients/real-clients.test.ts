@@ -1,5 +1,5 @@
 /**
- * The real clients our users run (Claude Code, Gemini CLI, Codex, mcporter) drive the compiled bridge
+ * The real clients our users run (Claude Code, Gemini CLI, Codex, mcporter, opencode) drive the compiled bridge
  * through their own config files in an isolated HOME. The model is a scripted stand-in on loopback (fake:
  * no model service can run here); what it records is exactly what a model would be shown.
  */
@@ -31,7 +31,7 @@ function byLabel(run: ClientRun): (label: string) => Seen {
   };
 }
 
-for (const name of ["claude", "gemini", "codex", "mcporter"] as ClientName[]) {
+for (const name of ["claude", "gemini", "codex", "mcporter", "opencode"] as ClientName[]) {
   describe(`${name}: what the model gets from run_python`, () => {
     let seen: (label: string) => Seen;
     beforeAll(async () => {
@@ -89,7 +89,7 @@ const CANCEL: Step[] = [
   { label: "after-cancel", args: { code: "x" } },
 ];
 
-for (const name of ["claude", "gemini", "codex"] as ClientName[]) {
+for (const name of ["claude", "gemini", "codex", "opencode"] as ClientName[]) {
   test(
     `${name}: its own tool timeout cancels the call, the code stops and the session survives`,
     async () => {
@@ -222,7 +222,8 @@ describe("codex app-server (how IDE extensions drive Codex)", () => {
 describe("a missing image is visible before the first call", () => {
   // One state dir for both clients: a slow engine's answer comes too late for the first handshake (which
   // waits at most 250 ms) and is used from the next start on.
-  const missing = () => ({ MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing", MCP_BRIDGE_STATE_DIR: stateDir });
+  // Not pulled: a missing image the bridge may pull is not a problem yet (test/e2e/image-pull.test.ts).
+  const missing = () => ({ MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing", MCP_BRIDGE_PULL: "never", MCP_BRIDGE_STATE_DIR: stateDir });
   const stateDir = mkdtempSync(join(tmpdir(), "mcx-missing-"));
 
   beforeAll(async () => {
@@ -238,7 +239,7 @@ describe("a missing image is visible before the first call", () => {
       const run = await runCodex({ binary: BINARY, steps: [], engine, bridgeEnv: missing() });
       const tools = JSON.stringify((run.requests[0] as { body: { tools: unknown } }).body.tools);
       expect(tools).toContain("mcp-code-exec runs Python");
-      expect(tools).toContain("mcp-code-exec image build --offline");
+      expect(tools).toContain("`mcp-code-exec image build`");
     },
     SLOW,
   );
@@ -250,10 +251,10 @@ describe("a missing image is visible before the first call", () => {
       const prompt = JSON.stringify(run.requests);
       expect(prompt).toContain("MCP Server Instructions");
       expect(prompt).toContain("Not ready: the sandbox image mcp-code-exec-sandbox:missing is not in");
-      expect(prompt).toContain("mcp-code-exec image build --offline");
+      expect(prompt).toContain("`mcp-code-exec image build`");
       const first = byLabel(run)("first");
       expect(first.isError).toBe(true);
-      expect(first.text).toContain("`mcp-code-exec image build --offline`");
+      expect(first.text).toContain("`mcp-code-exec image build`");
       expect(first.text).toContain("`mcp-code-exec image load FILE`");
       expect(first.text).not.toContain("scripts/");
     },

@@ -17,6 +17,7 @@ import {
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { localBridge, type LocalBridge } from "../support/local-bridge.ts";
+import { ManualClock } from "../support/manual-clock.ts";
 import { pollFor } from "../support/engines.ts";
 import { ROOT } from "../support/env.ts";
 
@@ -224,15 +225,6 @@ print(json.dumps(out))
     expect(events(w).some((e) => e.tool === "purge_all")).toBe(false);
   });
 
-  test("time spent waiting for the answer does not count against the run's timeout", async () => {
-    answer = async () => {
-      await Bun.sleep(2_500);
-      return { action: "accept", content: { decision: "once" } };
-    };
-    const r = await attempt(b, 'mcp_interactive.delete_note(id="slow")', { timeout: 1.5 });
-    expect(r).toEqual({ ok: { deleted: "slow" } });
-  });
-
   test("no answer within MCP_BRIDGE_ASK_TIMEOUT: refused, and the rest of the run asks nothing", async () => {
     answer = () => new Promise(() => {});
     const before = asked.length;
@@ -318,8 +310,9 @@ print(json.dumps(out))
         .slice(seen)
         .find((e) => e.event === "aborted" && e.requestId === call.requestId),
     );
-    // The three finished calls were not cancelled after the fact.
-    await Bun.sleep(200);
+    // The three finished calls were not cancelled after the fact: a call made after the run ended comes
+    // through the same pipe to the server, after any cancellation the bridge would have sent it.
+    expect(await attempt(b, "mcp_interactive.read_notes()")).toEqual({ ok: { notes: ["buy milk"] } });
     expect(
       events(w)
         .slice(seen)
@@ -415,5 +408,31 @@ describe("connected through the handshake front", () => {
     expect(String(r.message)).toContain(
       "approvals-test-client, the MCP client running mcp-code-exec, did not declare the elicitation capability",
     );
+  });
+});
+
+describe("a person's time to answer (test clock)", () => {
+  const w = world();
+  const clock = new ManualClock();
+  let b: LocalBridge;
+  beforeAll(async () => {
+    b = await localBridge(
+      { HOME: w.home },
+      { elicitation: { form: {} } },
+      (client) =>
+        client.setRequestHandler(ElicitRequestSchema, async () => {
+          await clock.advance(60_000); // a minute to read the question, against a run's timeout of 1.5 s
+          return { action: "accept", content: { decision: "once" } };
+        }),
+      { clock },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await b?.close();
+  });
+
+  test("time spent waiting for the answer does not count against the run's timeout", async () => {
+    const r = await attempt(b, 'mcp_interactive.delete_note(id="slow")', { timeout: 1.5 });
+    expect(r).toEqual({ ok: { deleted: "slow" } });
   });
 });

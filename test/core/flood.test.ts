@@ -20,8 +20,8 @@ afterEach(async () => {
 const flood = (line: string) =>
   `${fill(floodAfterRun(line, "[int(fd) for fd in os.listdir('/proc/self/fd') if int(fd) >= 201]"), { canary: "", hostHome: "", bridgePid: 0 })}\nstate = "set before the flood"`;
 
-/** The largest gap between 10 ms timer ticks over `ms`: how long the event loop was kept from its turn. */
-async function worstTimerLag(ms: number): Promise<number> {
+/** The largest gap between 10 ms timer ticks until `done` settles: how long the event loop was kept from its turn. */
+async function worstTimerLag(done: Promise<unknown>): Promise<number> {
   let worst = 0;
   let last = performance.now();
   const timer = setInterval(() => {
@@ -29,9 +29,9 @@ async function worstTimerLag(ms: number): Promise<number> {
     worst = Math.max(worst, now - last - 10);
     last = now;
   }, 10);
-  await Bun.sleep(ms);
+  await done;
   clearInterval(timer);
-  return worst;
+  return Math.max(worst, performance.now() - last - 10);
 }
 
 describe.each([
@@ -42,11 +42,13 @@ describe.each([
   test("the event loop keeps its turns; the sandbox is stopped; the next call says why", async () => {
     const local = localSession();
     open.push(local);
+    const stopped = local.nextRemoval();
     const first = await local.session.run({ code: flood(line) });
     expect(first.error).toBeUndefined();
-    // Before the budget, such a flood kept the event loop from its turn for 15-45 s. The bound here is
-    // loose for loaded machines; bench/flood.ts measures the real figure against the 100 ms target.
-    expect(await worstTimerLag(1000)).toBeLessThan(1000);
+    // Before the budget, such a flood kept the event loop from its turn for 15-45 s. Measured until the
+    // bridge stops the sandbox; the bound is loose for loaded machines, bench/flood.ts measures the real
+    // figure against the 100 ms target.
+    expect(await worstTimerLag(stopped)).toBeLessThan(1000);
     const next = await local.session.run({ code: "'state' in globals()" });
     expect(next.value).toBe("False");
     expect(next.notes.join(" ")).toMatch(/earlier session state was lost \(it (sent more than|wrote more than|reading its output took)/);

@@ -11,11 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RuntimeAdapter } from "../../adapters/types.ts";
 import { createApp, type App } from "../../src/app.ts";
+import { DEFAULT_IMAGE } from "../../src/config/env.ts";
+import type { BridgeError } from "../../src/errors.ts";
+import type { ClientChannel } from "../../src/server/client-requests.ts";
 import type { Session } from "../../src/session/session.ts";
 import { localPythonEngine } from "../support/local-python-adapter.ts";
 
-const OFFLINE = "mcp-code-exec-sandbox:bookworm";
-const DEFAULT = "python:3.13-slim";
+/** An offline image named apart from the default (MCP_BRIDGE_OFFLINE_IMAGE): the one fallback there is. */
+const OFFLINE = "mcp-code-exec-sandbox:offline";
+const DEFAULT = DEFAULT_IMAGE;
 
 let open: Array<{ app: App; session: Session }> = [];
 afterEach(async () => {
@@ -26,8 +30,11 @@ afterEach(async () => {
   open = [];
 });
 
-/** A session whose engine has `images`; `started` lists the image of every start it was asked for. */
-function sessionWith(images: string[], env: Record<string, string> = {}) {
+/**
+ * A session whose engine has `images`; `started` lists the image of every start it was asked for.
+ * `pull`: the engine can pull, and a pull of an image in `registry` adds it to `images`.
+ */
+function sessionWith(images: string[], env: Record<string, string> = {}, pull?: { registry: string[]; pulls: string[] }) {
   const local = localPythonEngine();
   const started: string[] = [];
   const adapter: RuntimeAdapter = {
@@ -45,10 +52,28 @@ function sessionWith(images: string[], env: Record<string, string> = {}) {
       return ["/bin/sh", "-c", `sleep 0.1; echo '${say}' >&2; exit 125`];
     },
     imageHint: (image) => `build or load ${image}`,
+    ...(pull
+      ? {
+          async pull(image: string, onLine: (line: string) => void) {
+            pull.pulls.push(image);
+            onLine(`Trying to pull ${image}...`);
+            await Bun.sleep(50);
+            if (!pull.registry.includes(image)) throw new Error(`manifest unknown: ${image}`);
+            images.push(image);
+          },
+        }
+      : {}),
   };
   const home = mkdtempSync(join(tmpdir(), "mcx-image-"));
   const app = createApp(
-    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR", ...env },
+    {
+      PATH: process.env.PATH,
+      HOME: home,
+      MCP_BRIDGE_STATE_DIR: join(home, "state"),
+      MCP_BRIDGE_LOG_LEVEL: "ERROR",
+      MCP_BRIDGE_OFFLINE_IMAGE: OFFLINE,
+      ...env,
+    },
     home,
   );
   const session = app.newSession({ engine: async () => ({ adapter, info: await local.adapter.probe() }) });
@@ -111,7 +136,13 @@ test("a start on the offline image that fails for another reason, retried after 
   let adapter = make();
   const home = mkdtempSync(join(tmpdir(), "mcx-image-"));
   const app = createApp(
-    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR" },
+    {
+      PATH: process.env.PATH,
+      HOME: home,
+      MCP_BRIDGE_STATE_DIR: join(home, "state"),
+      MCP_BRIDGE_LOG_LEVEL: "ERROR",
+      MCP_BRIDGE_OFFLINE_IMAGE: OFFLINE,
+    },
     home,
   );
   const session = app.newSession({
@@ -126,4 +157,81 @@ test("a start on the offline image that fails for another reason, retried after 
   expect(started).toEqual([DEFAULT, OFFLINE, OFFLINE]);
   expect(String(err)).not.toContain(`image ${DEFAULT} not found`);
   expect(String(err)).toContain("setrlimit RLIMIT_NPROC");
+});
+
+test("an engine that can pull gets the missing default image, then starts from it; the offline image still comes first", async () => {
+  const pull = { registry: [DEFAULT], pulls: [] as string[] };
+  const { session, started } = sessionWith([], {}, pull);
+  expect((await session.run({ code: "6 * 7" })).value).toBe("42");
+  expect(pull.pulls).toEqual([DEFAULT]);
+  expect(started).toEqual([DEFAULT, DEFAULT]);
+  const withOffline = sessionWith([OFFLINE], {}, { registry: [DEFAULT], pulls: [] });
+  expect((await withOffline.session.run({ code: "1" })).value).toBe("1");
+  expect(withOffline.started).toEqual([DEFAULT, OFFLINE]);
+});
+
+test("a pull that fails: the call is told the engine's reason and every way out; the failure is remembered, not retried at once", async () => {
+  const pull = { registry: [], pulls: [] as string[] };
+  const { session } = sessionWith([], { MCP_BRIDGE_IMAGE: "mine:2" }, pull);
+  const err = (await session.run({ code: "1" }).catch((e: unknown) => e)) as BridgeError;
+  expect(err.render()).toBe(
+    "[mcp-code-exec] [local-python] image mine:2 is not in local-python, and pulling it failed: manifest unknown: mine:2: build or load mine:2, or set MCP_BRIDGE_IMAGE to an image this engine has",
+  );
+  const again = (await session.run({ code: "1" }).catch((e: unknown) => e)) as BridgeError;
+  expect(again.message).toMatch(/pulling it failed: manifest unknown: mine:2 \(\d+ s ago; pulled again in \d+ s\)$/);
+  expect(pull.pulls).toEqual(["mine:2"]);
+});
+
+test("MCP_BRIDGE_PULL=never: nothing is pulled; the missing image is named with the engine's hint", async () => {
+  const pull = { registry: [DEFAULT], pulls: [] as string[] };
+  const { session } = sessionWith([], { MCP_BRIDGE_PULL: "never" }, pull);
+  await expect(session.run({ code: "1" })).rejects.toThrow(`image ${DEFAULT} not found`);
+  expect(pull.pulls).toEqual([]);
+});
+
+test("a call that comes while the prewarm is pulling joins that pull and hears it at once, then as it goes", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const pulls: string[] = [];
+  const images: string[] = [];
+  const local = localPythonEngine();
+  const adapter: RuntimeAdapter = {
+    ...local.adapter,
+    name: "local-python",
+    async imageExists(image) {
+      return images.includes(image);
+    },
+    async runArgv(spec) {
+      if (images.includes(spec.image)) return local.adapter.runArgv(spec);
+      return ["/bin/sh", "-c", `sleep 0.1; echo 'Error: ${spec.image}: image not known' >&2; exit 125`];
+    },
+    imageHint: (image) => `build or load ${image}`,
+    async pull(image, onLine) {
+      pulls.push(image);
+      onLine("Copying blob 1 of 2");
+      await gate;
+      onLine("Copying blob 2 of 2");
+      images.push(image);
+    },
+  };
+  const home = mkdtempSync(join(tmpdir(), "mcx-image-"));
+  const app = createApp(
+    { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR" },
+    home,
+  );
+  const session = app.newSession({ engine: async () => ({ adapter, info: await local.adapter.probe() }) });
+  open.push({ app, session });
+  session.warm();
+  while (pulls.length === 0) await Bun.sleep(10);
+  const heard: string[] = [];
+  const client = { progress: (_key: string, message: string) => heard.push(message) } as unknown as ClientChannel;
+  const call = session.run({ code: "6 * 7", client });
+  while (heard.length === 0) await Bun.sleep(10);
+  expect(heard[0]).toContain(`pulling the sandbox image ${DEFAULT} into local-python (first use;`);
+  expect(heard[0]).toContain("Copying blob 1 of 2");
+  release();
+  expect((await call).value).toBe("42");
+  expect(pulls).toEqual([DEFAULT]);
+  expect(heard.some((m) => m.includes("Copying blob 2 of 2"))).toBe(true);
+  expect(heard.at(-1)).toContain("done; starting the sandbox");
 });

@@ -3,18 +3,35 @@
  * request handler, in about a second. What a real engine adds (isolation, limits) is tested in e2e/.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { INTERRUPT_GRACE_MS } from "../../src/session/ladder.ts";
 import { localSession, type LocalSession } from "../support/local-session.ts";
+import { ManualClock } from "../support/manual-clock.ts";
 
 let open: LocalSession[] = [];
-const start = (env: Record<string, string> = {}) => {
-  const s = localSession(env);
+const start = (env: Record<string, string> = {}, clock?: ManualClock) => {
+  const s = localSession(env, { clock });
   open.push(s);
   return s;
 };
-afterEach(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  open = [];
-});
+
+/** A line for code to print where it has started (it is streamed at once). */
+const SAY_STARTED = "print('started', flush=True)";
+
+/** Streamed output, and a promise that settles once the code has said SAY_STARTED. */
+function startedSignal(): { onOutput: (stream: string, text: string) => void; started: Promise<void> } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  let seen = "";
+  return {
+    onOutput: (_stream, text) => {
+      seen += text;
+      if (seen.includes("started\n")) resolve();
+    },
+    started: promise,
+  };
+}
 
 describe("session (local python: no engine, no isolation)", () => {
   test("state persists between runs; the last expression's value comes back", async () => {
@@ -25,10 +42,19 @@ describe("session (local python: no engine, no isolation)", () => {
     expect(r.value).toBe("42");
   });
 
-  test("a timeout interrupts the code and keeps the session", async () => {
-    const { session } = start();
+  test("a timeout interrupts the code and keeps the session (test clock)", async () => {
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "kept = 'yes'" });
-    const r = await session.run({ code: "import time\nwhile True: time.sleep(0.01)", timeoutSec: 0.5 });
+    const run = startedSignal();
+    const pending = session.run({
+      code: `import time\n${SAY_STARTED}\nwhile True: time.sleep(0.01)`,
+      timeoutSec: 30,
+      onOutput: run.onOutput,
+    });
+    await run.started;
+    await clock.advance(30_000);
+    const r = await pending;
     expect(r.timedOut).toBe(true);
     expect(r.error?.message).toContain("the session and its variables were kept");
     expect((await session.run({ code: "kept" })).value).toBe("'yes'");
@@ -36,20 +62,26 @@ describe("session (local python: no engine, no isolation)", () => {
 
   // While an async run awaits, its event loop reads the host's frames itself (entrypoint/interpreter.py
   // _loop_reads); the reader thread reads them when the loop is blocked. Both ways an interrupt lands.
+  // The timeout comes once the code says it is where the test means (test clock).
   test.each([
-    ["the event loop waits (it reads the interrupt itself)", "import asyncio\nawait asyncio.sleep(60)"],
+    ["the event loop waits (it reads the interrupt itself)", `import asyncio\n${SAY_STARTED}\nawait asyncio.sleep(60)`],
     [
       "sync code blocks the event loop (the reader thread reads it)",
-      "import asyncio, time\nasync def stuck():\n    time.sleep(60)\nawait stuck()",
+      `import asyncio, time\nasync def stuck():\n    ${SAY_STARTED}\n    time.sleep(60)\nawait stuck()`,
     ],
     [
       "replies keep coming while it waits",
-      "import asyncio\nfrom mcp import runtime\nasync def chatty():\n    while True:\n        await runtime.list_servers()\nawait chatty()",
+      `import asyncio\nfrom mcp import runtime\nasync def chatty():\n    ${SAY_STARTED}\n    while True:\n        await runtime.list_servers()\nawait chatty()`,
     ],
   ])("a timeout interrupts an async run when %s, and the session is kept", async (_what, code) => {
-    const { session } = start();
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "kept = 'yes'" });
-    const r = await session.run({ code, timeoutSec: 0.5 });
+    const run = startedSignal();
+    const pending = session.run({ code, timeoutSec: 30, onOutput: run.onOutput });
+    await run.started;
+    await clock.advance(30_000);
+    const r = await pending;
     expect(r.timedOut).toBe(true);
     expect(r.error?.message).toContain("the session and its variables were kept");
     expect((await session.run({ code: "kept" })).value).toBe("'yes'");
@@ -58,6 +90,26 @@ describe("session (local python: no engine, no isolation)", () => {
       code: "import asyncio\nfrom mcp import runtime\nlen(await asyncio.gather(*[runtime.list_servers() for _ in range(200)]))",
     });
     expect(again.value).toBe("200");
+  });
+
+  // A package whose import is interrupted part way leaves the submodules it loaded; imported again, it
+  // would find them unbound (asyncio: "name 'base_events' is not defined") for the rest of the session.
+  test("an interrupt in the middle of a package's import leaves the package importable", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-pkg-"));
+    mkdirSync(join(dir, "halfpkg"));
+    writeFileSync(join(dir, "halfpkg", "__init__.py"), "from .first import *\nfrom .second import *\nNAMES = first.__name__\n");
+    writeFileSync(join(dir, "halfpkg", "first.py"), "ONE = 1\n");
+    const flag = JSON.stringify(join(dir, "interrupted"));
+    writeFileSync(
+      join(dir, "halfpkg", "second.py"),
+      `import os\nif not os.path.exists(${flag}):\n    open(${flag}, "w").close()\n    raise KeyboardInterrupt\n`,
+    );
+    const { session } = start();
+    const first = await session.run({ code: `import sys\nsys.path.insert(0, ${JSON.stringify(dir)})\nimport halfpkg` });
+    expect(first.error?.type).toBe("KeyboardInterrupt");
+    const again = await session.run({ code: "import halfpkg\nhalfpkg.NAMES" });
+    expect(again.error).toBeUndefined();
+    expect(again.value).toBe("'halfpkg.first'");
   });
 
   // While the loop reads, the reader thread only looks now and then; a _sync helper called from async
@@ -87,19 +139,26 @@ describe("session (local python: no engine, no isolation)", () => {
     expect((await session.run({ code: "print('next')" })).stdout).toBe("next\n");
   });
 
-  test("code that ignores the interrupt is killed; the result and only that result says the state is gone", async () => {
-    const { session } = start();
+  test("code that ignores the interrupt is killed; the result and only that result says the state is gone (test clock)", async () => {
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "doomed = 1" });
-    const r = await session.run({
-      code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)",
-      timeoutSec: 0.3,
+    const run = startedSignal();
+    const pending = session.run({
+      code: `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${SAY_STARTED}\nwhile True: time.sleep(0.01)`,
+      timeoutSec: 30,
+      onOutput: run.onOutput,
     });
+    await run.started;
+    await clock.advance(30_000); // the run's timeout: interrupted, which it ignores
+    await clock.advance(INTERRUPT_GRACE_MS); // the grace: killed
+    const r = await pending;
     expect(r.timedOut).toBe(true);
     expect(r.sessionReset).toContain("the sandbox was killed");
     const next = await session.run({ code: "'doomed' in globals()" });
     expect(next.value).toBe("False");
     expect(next.notes.join(" ")).not.toContain("lost");
-  }, 20_000);
+  });
 
   // A SIGINT that lands after the code last looked for signals but just before it blocks (here in
   // time.sleep, right where it lets go of the GIL and the interrupting thread gets it) runs only the C
@@ -130,27 +189,31 @@ describe("session (local python: no engine, no isolation)", () => {
   test("code that catches the interrupt gets one KeyboardInterrupt, and its cleanup runs to the end", async () => {
     const { session } = start();
     const abort = new AbortController();
-    const pending = session.run({
-      code: "import time\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    time.sleep(0.5)\n    print('cleaned up')",
-      signal: abort.signal,
-    });
-    await Bun.sleep(200);
+    const run = startedSignal();
+    const code = `import time\ntry:\n    ${SAY_STARTED}\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    time.sleep(0.5)\n    print('cleaned up')`;
+    const pending = session.run({ code, onOutput: run.onOutput, signal: abort.signal });
+    await run.started;
     abort.abort();
     const r = await pending;
-    expect(r.stdout).toBe("cleaned up\n");
+    expect(r.stdout).toBe("started\ncleaned up\n");
     expect(r.sessionReset).toBeUndefined();
   }, 20_000);
 
-  test("a cancel that has to kill the sandbox is reported on the next call (the cancelled call's result never reaches the client)", async () => {
-    const { session } = start();
+  test("a cancel that has to kill the sandbox is reported on the next call (the cancelled call's result never reaches the client; test clock)", async () => {
+    const clock = new ManualClock();
+    const { session } = start({}, clock);
     await session.run({ code: "doomed = 1" });
     const abort = new AbortController();
+    // The interrupt is ignored from before the code says it started.
+    const run = startedSignal();
     const pending = session.run({
-      code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.01)",
+      code: `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${SAY_STARTED}\nwhile True: time.sleep(0.01)`,
+      onOutput: run.onOutput,
       signal: abort.signal,
     });
-    await Bun.sleep(300);
+    await run.started;
     abort.abort();
+    await clock.advance(INTERRUPT_GRACE_MS); // the interrupt's grace: killed
     expect((await pending).cancelled).toBe(true);
     const next = await session.run({ code: "'doomed' in globals()" });
     expect(next.value).toBe("False");
@@ -167,28 +230,66 @@ describe("session (local python: no engine, no isolation)", () => {
     expect(next.notes).toEqual([]);
   });
 
+  // The init's cap is real time, counted from the sandbox's start: 5 s leaves a loaded machine room to
+  // start it and run the first call before it. Its end is a process of the local engine's that this
+  // process cannot wait on, so it is polled for.
   test("the lifetime cap ends the sandbox from its init; the next call says state was lost and why", async () => {
-    const local = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "2" });
+    const local = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "5" });
     const { session } = local;
-    await session.run({ code: "capped = 1" });
-    for (let i = 0; i < 100 && (await local.running()) > 0; i++) await Bun.sleep(100);
+    expect((await session.run({ code: "capped = 1" })).error).toBeUndefined();
+    for (let i = 0; i < 300 && (await local.running()) > 0; i++) await Bun.sleep(100);
     expect(await local.running()).toBe(0);
     const next = await session.run({ code: "'capped' in globals()" });
     expect(next.value).toBe("False");
     expect(next.notes.join(" ")).toContain("lifetime cap");
-  }, 20_000);
+  }, 60_000);
 
-  test("a call in the sandbox's last moments before the cap starts fresh, never in the dying sandbox", async () => {
+  test("a call in the sandbox's last second before the cap starts fresh, never in the dying sandbox (test clock)", async () => {
     // The init ends the sandbox at the cap counted from its own start, before it was ready: a run sent
-    // in the last tenth of the cap would race its end (and was reported as "stopped during this run").
-    const { session } = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "3" });
+    // in the last second of the cap would race its end (and was reported as "stopped during this run").
+    // The init's cap is real time (60 s, never reached here); the bridge's is on the test clock.
+    const clock = new ManualClock();
+    const { session } = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "60" }, clock);
     await session.run({ code: "capped = 1" });
-    await Bun.sleep(2_800);
+    await clock.advance(58_900);
+    const before = await session.run({ code: "'capped' in globals()" });
+    expect([before.value, before.notes]).toEqual(["True", []]);
+    await clock.advance(200);
     const next = await session.run({ code: "'capped' in globals()" });
     expect(next.error).toBeUndefined();
     expect(next.value).toBe("False");
-    expect(next.notes.join(" ")).toContain("lifetime cap of 3s");
-  }, 20_000);
+    expect(next.notes.join(" ")).toContain("lifetime cap of 60s");
+  });
+
+  test("the bridge ends the sandbox at the lifetime cap by itself, whatever its init does; the next call says so (test clock)", async () => {
+    const clock = new ManualClock();
+    const local = start({ MCP_BRIDGE_CONTAINER_LIFETIME: "60" }, clock);
+    await local.session.run({ code: "capped = 1" });
+    const removed = local.nextRemoval();
+    await clock.advance(60_000);
+    await removed;
+    const next = await local.session.run({ code: "'capped' in globals()" });
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).toContain("lifetime cap of 60s (MCP_BRIDGE_CONTAINER_LIFETIME)");
+  });
+
+  test("an idle sandbox is stopped; the next call says state was lost and why, once (test clock)", async () => {
+    const clock = new ManualClock();
+    const local = start({ MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT: "30" }, clock);
+    await local.session.run({ code: "idle_var = 1" });
+    await clock.advance(29_000);
+    // A run restarts the idle count.
+    expect((await local.session.run({ code: "'idle_var' in globals()" })).value).toBe("True");
+    await clock.advance(29_000);
+    expect((await local.session.run({ code: "'idle_var' in globals()" })).value).toBe("True");
+    const removed = local.nextRemoval();
+    await clock.advance(30_000);
+    await removed;
+    const next = await local.session.run({ code: "'idle_var' in globals()" });
+    expect(next.value).toBe("False");
+    expect(next.notes.join(" ")).toContain("stopped after 30s idle (MCP_BRIDGE_RUNTIME_IDLE_TIMEOUT)");
+    expect((await local.session.run({ code: "1" })).notes).toEqual([]);
+  });
 
   test("reset starts a fresh interpreter and says so", async () => {
     const { session } = start();

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { createLogger } from "../../src/log.ts";
 import type { Session } from "../../src/session/session.ts";
+import { fileSays } from "../support/events.ts";
 import { localPythonEngine } from "../support/local-python-adapter.ts";
 
 let sessions: Session[] = [];
@@ -63,8 +64,17 @@ describe("sandbox start (local python: no engine, no isolation)", () => {
 
   test("asyncio is not imported for a first run that does not await; it is once the sandbox is idle", async () => {
     const { session } = start();
-    expect((await session.run({ code: "import sys\n'asyncio' in sys.modules" })).value).toBe("False");
-    await Bun.sleep(500);
+    // A thread of the run's own says when the idle sandbox has imported it (the local engine shares
+    // the host's files): the next run is sent then, not after a guess at how long the import takes.
+    const marker = join(mkdtempSync(join(tmpdir(), "mcx-preload-")), "asyncio-imported");
+    const watch = `import threading, time\ndef _watch():\n    while 'asyncio' not in sys.modules: time.sleep(0.005)\n    open(${JSON.stringify(marker)}, 'w').close()\nthreading.Thread(target=_watch, daemon=True).start()`;
+    // The sandbox imports it once idle for 0.1 s: on a busy machine the first run can come later than
+    // that, and find it imported by then. What must never be: imported with no idle loop made, i.e. by the run.
+    const first = await session.run({
+      code: `import sys\nimport _mcp_host as _h\n${watch}\n'asyncio' in sys.modules, _h.rpc.__globals__['MAIN_LOOP'] is not None`,
+    });
+    expect(["(False, False)", "(True, True)"]).toContain(first.value ?? first.error?.message ?? "no value");
+    await fileSays(marker, () => true);
     expect((await session.run({ code: "'asyncio' in sys.modules" })).value).toBe("True");
   });
 

@@ -6,9 +6,9 @@ import { describe, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ENV_SCHEMA } from "../../src/config/env.ts";
+import { DEFAULT_IMAGE, ENV_KEYS } from "../../src/config/env.ts";
 import { BINARY } from "../support/binary.ts";
-import { bridgeEnv, ENGINES, IMAGE, ROOT } from "../support/env.ts";
+import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-cli-"));
 
@@ -33,7 +33,7 @@ describe("mcp-code-exec command line", () => {
     expect(h.code).toBe(0);
     for (const word of ["run", "exec", "doctor", "servers", "image", "config", "stats"]) expect(h.stdout).toContain(word);
     // Every variable the bridge reads, with its settings-file key where it has one.
-    for (const name of Object.keys(ENV_SCHEMA)) expect(h.stdout).toContain(name);
+    for (const name of ENV_KEYS) expect(h.stdout).toContain(name);
     expect(h.stdout).toContain("[settings file: policy.denyTools]");
   });
 
@@ -97,15 +97,12 @@ describe("mcp-code-exec command line", () => {
     expect(r.code).toBe(0);
   });
 
-  test("doctor names the offline image it uses when MCP_BRIDGE_IMAGE is unset and the default is not there", async () => {
+  test("doctor finds the default image when MCP_BRIDGE_IMAGE is unset (the one scripts/setup.sh built)", async () => {
     const engine = ENGINES[0]!;
-    const env = { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "", MCP_BRIDGE_OFFLINE_IMAGE: IMAGE };
+    const env = { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_IMAGE: "" };
     const r = await cli(["doctor", "--json"], { env });
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> };
-    expect(report.checks.find((c) => c.name === "image")).toMatchObject({
-      ok: true,
-      detail: `python:3.13-slim is not in ${engine}; using the offline image ${IMAGE} (set MCP_BRIDGE_IMAGE to choose another)`,
-    });
+    expect(report.checks.find((c) => c.name === "image")).toMatchObject({ ok: true, detail: `${DEFAULT_IMAGE} present` });
     // The sandbox doctor starts is that image, and passes every check.
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
     expect(r.code).toBe(0);

@@ -9,7 +9,8 @@ import { processAlive } from "../support/processes.ts";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBridge } from "../support/bridge.ts";
+import { codeStarted, exitsLogged, SAY_STARTED, startBridge } from "../support/bridge.ts";
+import { fileSays } from "../support/events.ts";
 import { listOurContainers, waitFor } from "../support/engines.ts";
 import { BINARY } from "../support/binary.ts";
 import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
@@ -29,14 +30,16 @@ describe.each(ENGINES)("engine faults on %s", (engine) => {
     const real = Bun.which(engine)!;
     symlinkSync(real, join(bin, engine));
     // Only the symlink: /bin and /usr/bin hold the real engine too.
-    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, PATH: bin });
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, PATH: bin, MCP_BRIDGE_LOG_LEVEL: "DEBUG" });
     try {
       await bridge.run("x = 1");
       rmSync(join(bin, engine));
       // Still served by the running container: the engine CLI is not needed for a warm call.
       expect((await bridge.run("x")).structured.value).toBe("1");
+      const exits = exitsLogged(bridge.stderr());
       for (const c of await mine(engine, bridge.pid)) Bun.spawnSync([real, "rm", "--force", c.name]);
-      await Bun.sleep(500);
+      // The bridge has seen the sandbox end (a call racing that is told its run was lost).
+      await bridge.stderrSays((text) => exitsLogged(text) > exits);
       const r = await bridge.run("x");
       expect(r.isError).toBe(true);
       expect(r.text).toMatch(new RegExp(`\\[${engine}\\] (could not run|${engine} not found)`));
@@ -53,8 +56,9 @@ describe.each(ENGINES)("engine faults on %s", (engine) => {
     try {
       await bridge.run("state = 'will be lost'");
       const [c] = await mine(engine, bridge.pid);
-      setTimeout(() => Bun.spawnSync([engine, "kill", c!.name]), 700);
-      const r = await bridge.run("import time\ntime.sleep(20)", { timeout: 60 });
+      const run = codeStarted();
+      void run.started.then(() => Bun.spawnSync([engine, "kill", c!.name]));
+      const r = await bridge.run(`${SAY_STARTED}\nimport time\ntime.sleep(20)`, { timeout: 60, onprogress: run.onprogress });
       expect(r.isError).toBe(true);
       expect(String(r.structured.session_reset)).toContain("the sandbox stopped during this run");
       expect((await bridge.run("'state' in globals()")).structured.value).toBe("False");
@@ -65,21 +69,22 @@ describe.each(ENGINES)("engine faults on %s", (engine) => {
   });
 
   test(`\`${engine} stop\` from outside ends the sandbox at once (no grace its init would ignore); the next call gets a fresh one`, async () => {
-    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_LOG_LEVEL: "DEBUG" });
     try {
       await bridge.run("state = 1");
       const [c] = await mine(engine, bridge.pid);
       expect(Bun.spawnSync([engine, "inspect", "--format", "{{.Config.StopSignal}}", c!.name]).stdout.toString().trim()).toMatch(
         /^(SIG)?KILL$|^9$/,
       );
+      const exits = exitsLogged(bridge.stderr());
       const started = performance.now();
       const stop = Bun.spawnSync([engine, "stop", c!.name], { stderr: "pipe" });
       const took = performance.now() - started;
       expect(stop.exitCode, stop.stderr.toString()).toBe(0);
       // The engines' default grace is 10 s; a SIGTERM the init ignores would spend all of it.
       expect(took).toBeLessThan(8_000);
-      // Time for the bridge to see the engine's exit (a call racing it is told its run was lost).
-      await Bun.sleep(500);
+      // The bridge has seen the engine's exit (a call racing it is told its run was lost).
+      await bridge.stderrSays((text) => exitsLogged(text) > exits);
       const r = await bridge.run("'state' in globals()");
       expect(r.structured.value).toBe("False");
     } finally {
@@ -90,8 +95,9 @@ describe.each(ENGINES)("engine faults on %s", (engine) => {
   test("the client disconnects mid-run: the bridge exits and removes its container", async () => {
     const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine });
     await bridge.run("1");
-    void bridge.run("import time\ntime.sleep(60)", { timeout: 120 }).catch(() => {});
-    await Bun.sleep(500);
+    const run = codeStarted();
+    void bridge.run(`${SAY_STARTED}\nimport time\ntime.sleep(60)`, { timeout: 120, onprogress: run.onprogress }).catch(() => {});
+    await run.started;
     await bridge.close();
     expect(await waitFor(async () => (await mine(engine, bridge.pid)).length === 0, 20_000)).toBe(true);
     expect(await waitFor(async () => Bun.spawnSync(["kill", "-0", String(bridge.pid)]).exitCode !== 0, 20_000)).toBe(true);
@@ -152,11 +158,11 @@ describe.each(ENGINES)("an image with no python3 on %s", (engine) => {
 describe.each(ENGINES)("limits too small for Python to start, on %s", (engine) => {
   test("the error says which setting and does not blame the image, also where the default image is missing and the offline one is used", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcx-tight-"));
-    // The default image named (as when MCP_BRIDGE_IMAGE is unset): where it is missing, the offline image is used.
+    // The default image (MCP_BRIDGE_IMAGE unset).
     const env = bridgeEnv({
       HOME: dir,
       MCP_BRIDGE_RUNTIME: engine,
-      MCP_BRIDGE_IMAGE: "python:3.13-slim",
+      MCP_BRIDGE_IMAGE: "",
       MCP_BRIDGE_PIDS: "3",
       MCP_BRIDGE_STATE_DIR: join(dir, "state"),
     });
@@ -383,7 +389,8 @@ describe("observability", () => {
     try {
       await bridge.run("for _ in range(3):\n    await mcp_flaky.ping()", { servers: ["flaky"] });
       await bridge.run("1/0");
-      await Bun.sleep(300);
+      // The second run's line is written after its result is sent.
+      await bridge.stderrSays((text) => text.split('"msg":"run finished"').length - 1 >= 2);
       const lines = bridge
         .stderr()
         .trim()
@@ -403,7 +410,8 @@ describe("observability", () => {
       expect(stats).toMatchObject({ runs: 2, run_errors: 1, container_starts: 1, proxied_calls: 3, proxied_errors: 0 });
       expect((stats.proxied_latency_ms as { p50: number }).p50).toBeGreaterThan(0);
 
-      await Bun.sleep(2500);
+      // The bridge writes its counters to the state folder every 2 s; `stats` reads them from there.
+      await fileSays(join(state, "stats", `${bridge.pid}.json`), (text) => /"proxied_calls":3\b/.test(text) && /"runs":2\b/.test(text));
       const proc = Bun.spawn([BINARY, "stats", "--json"], { env: bridgeEnv({ HOME: home, MCP_BRIDGE_STATE_DIR: state }), stdout: "pipe" });
       const listed = JSON.parse(await new Response(proc.stdout).text()) as { bridges: Array<Record<string, unknown>> };
       expect(listed.bridges.find((s) => s.pid === bridge.pid)).toMatchObject({ runs: 2, proxied_calls: 3 });

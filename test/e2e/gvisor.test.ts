@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { startBridge } from "../support/bridge.ts";
 import { ENGINES } from "../support/env.ts";
+import { IMPORT_ALL } from "../support/recipe.ts";
 
 const GVISOR = (process.env.MCP_TEST_GVISOR ?? "1") !== "0";
 
@@ -18,6 +19,17 @@ describe.if(GVISOR).each(ENGINES)("gVisor on %s", (engine) => {
       const mem = await bridge.run("x = bytearray(1024 * 1024 * 1024)\nlen(x)");
       expect(mem.isError).toBe(true);
       expect((await bridge.run("'alive'")).structured.value).toBe("'alive'");
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("all 40 packages of the batteries image import under gVisor too", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" });
+    try {
+      const r = await bridge.run(IMPORT_ALL, { timeout: 120 });
+      expect(r.isError).toBe(false);
+      expect(JSON.parse(String(r.structured.stdout))).toEqual([]);
     } finally {
       await bridge.close();
     }

@@ -16,9 +16,11 @@ import { legacyClient, modernPost, modernRun, startHttpBridge, type HttpBridge }
 import { run } from "../support/run.ts";
 import { CLOCK_SKEW_S } from "../../src/http/auth.ts";
 import { startIssuer, type Issuer } from "../fixtures/oauth-issuer.ts";
+import { startOAuthWorld, type OAuthWorld } from "../fixtures/oauth-world.ts";
 
 const engine = ENGINES[0]!;
 const FIXTURE = join(ROOT, "test", "fixtures", "hostile-upstream.ts");
+const FAKE_BROWSER = join(ROOT, "test", "fixtures", "fake-browser.ts");
 const rand = () => crypto.randomUUID().replace(/-/g, "");
 const ALICE = `alice-${rand()}`;
 const BOB = `bob-${rand()}`;
@@ -238,6 +240,67 @@ test("a restart loses the sessions' Python state and says so; the audit log and 
     await second.close();
   }
 }, 120_000);
+
+describe("each user's own sign-in to a remote upstream server", () => {
+  let world: OAuthWorld;
+  let b: HttpBridge;
+  beforeAll(async () => {
+    world = await startOAuthWorld();
+    const h = home();
+    writeFileSync(
+      join(h.dir, ".config", "mcp", "servers", "prot.json"),
+      JSON.stringify({ mcpServers: { prot: { type: "http", url: world.mcpUrl } } }),
+    );
+    b = await startHttpBridge({ ...h.env, MCP_BRIDGE_HTTP_TOKENS: `alice=${ALICE},bob=${BOB}` });
+  }, 60_000);
+  afterAll(async () => {
+    await b?.close();
+    await world?.close();
+  });
+
+  /** A 2025-11-25 client whose user follows sign-in links in their own browser, as `user`. */
+  async function person(token: string, user: string) {
+    const asked: string[] = [];
+    const browsers: Array<ReturnType<typeof Bun.spawn>> = [];
+    const c = await legacyClient(b.url, token, {
+      capabilities: { elicitation: { form: {}, url: {} } },
+      setup: (client) =>
+        client.setRequestHandler(ElicitRequestSchema, async (req) => {
+          if (req.params.mode !== "url") return { action: "decline" };
+          asked.push(req.params.url);
+          browsers.push(
+            Bun.spawn([process.execPath, FAKE_BROWSER, req.params.url], {
+              env: { ...process.env, FAKE_BROWSER_USER: user },
+              stdout: "ignore",
+              stderr: "ignore",
+            }),
+          );
+          return { action: "accept" };
+        }),
+    });
+    return { c, asked, browsers };
+  }
+
+  test("a sign-in comes back to the server's own callback and is that user's alone: another user signs in for themselves", async () => {
+    const alice = await person(ALICE, "alice-user");
+    const a = await alice.c.run("await mcp_prot.whoami()", { servers: ["prot"] });
+    expect(a.structured.value).toBe("{'subject': 'alice-user'}");
+    expect(alice.asked).toHaveLength(1);
+    // The browser came back to this server, not to the user's own machine.
+    expect(new URL(alice.asked[0]!).searchParams.get("redirect_uri")).toBe(`${b.origin}/oauth/callback`);
+    expect(await alice.browsers[0]!.exited).toBe(0);
+    // Bob is not signed in by Alice's sign-in: he is asked, signs in as himself, and gets his own identity.
+    const bob = await person(BOB, "bob-user");
+    const r = await bob.c.run("await mcp_prot.whoami()", { servers: ["prot"] });
+    expect(r.structured.value).toBe("{'subject': 'bob-user'}");
+    expect(bob.asked).toHaveLength(1);
+    // Alice's next call still runs as her, and asks nothing.
+    expect((await alice.c.run("await mcp_prot.whoami()")).structured.value).toBe("{'subject': 'alice-user'}");
+    expect(alice.asked).toHaveLength(1);
+    await alice.c.close();
+    await bob.c.close();
+  }, 120_000);
+});
 
 describe("serve --http with an OAuth authorization server", () => {
   let issuer: Issuer;

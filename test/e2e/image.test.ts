@@ -1,25 +1,24 @@
 /**
- * `mcp-code-exec image ...` with the compiled binary on real engines. Only scratch tags of the offline
+ * `mcp-code-exec image ...` with the compiled binary on real engines. Only scratch tags of the sandbox
  * image are saved, removed and loaded (the real tag is never touched): a file saved by each engine is
- * loaded into every engine, then the bridge runs code in the loaded image.
+ * loaded into every engine, then the bridge runs code in the loaded image. `image build` from the
+ * cached root filesystem, the recipe's cache keys, and what happens when a mirror is not there.
+ * image-offline.test.ts builds without a network from a folder `image fetch` filled.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY } from "../support/binary.ts";
-import { bridgeEnv, ENGINES, IMAGE, ROOT } from "../support/env.ts";
+import { bridgeEnv, ENGINES, IMAGE } from "../support/env.ts";
+import { recipeDigest } from "../support/recipe.ts";
 import { run } from "../support/run.ts";
 
 const DIR = mkdtempSync(join(tmpdir(), "mcp-code-exec-image-"));
 const SCRATCH = "mcp-code-exec-sandbox:savetest";
 const BUILT = "mcp-code-exec-sandbox:buildtest";
 const STANDIN = "mcp-code-exec-sandbox:recipetest";
-const RECIPE = createHash("sha256")
-  .update(readFileSync(join(ROOT, "scripts", "build-image.sh")))
-  .digest("hex")
-  .slice(0, 16);
+const RECIPE = recipeDigest("batteries");
 const cli = (args: string[], env: Record<string, string> = {}) => run([BINARY, "image", ...args], { cwd: DIR, env: bridgeEnv(env) });
 const engine = (e: string, args: string[]) => run([e, ...args], { env: bridgeEnv() });
 const exists = async (e: string, image: string) => (await engine(e, ["image", "inspect", image])).code === 0;
@@ -56,7 +55,7 @@ describe("image save / load", () => {
           cwd: DIR,
           env: bridgeEnv({ MCP_BRIDGE_RUNTIME: to, MCP_BRIDGE_IMAGE: SCRATCH }),
         });
-        expect(r.stdout).toBe("(3, 11)\n");
+        expect(r.stdout).toBe("(3, 13)\n");
       }
       expect(await exists(from, IMAGE)).toBe(true);
     }, 600_000);
@@ -70,7 +69,7 @@ describe("image save / load", () => {
     const noImage = await cli(["save", join(DIR, "x.tar"), "--engine", e, "--image", "mcp-code-exec-sandbox:no-such-tag"]);
     expect(noImage.code).toBe(1);
     expect(noImage.stderr).toContain(
-      `[${e}] image mcp-code-exec-sandbox:no-such-tag is not in ${e}, so there is nothing to save: build it`,
+      `[${e}] image mcp-code-exec-sandbox:no-such-tag is not in ${e}, so there is nothing to save: pull it (\`mcp-code-exec image pull\`), build it`,
     );
     expect(existsSync(join(DIR, "x.tar"))).toBe(false);
     writeFileSync(join(DIR, "taken.tar"), "x");
@@ -78,28 +77,31 @@ describe("image save / load", () => {
     expect(taken.code).toBe(2);
     expect(taken.stderr).toContain("already exists: choose another file name, or pass --force to overwrite it");
     expect((await cli(["save"])).stderr).toContain("image save needs a file name: mcp-code-exec image save FILE.tar");
-    expect((await cli(["frob"])).stderr).toContain('unknown image action "frob": use save FILE, load FILE, pull, or build --offline');
+    expect((await cli(["frob"])).stderr).toContain(
+      'unknown image action "frob": use save FILE, load FILE, pull, build (--offline, --variant slim) or fetch DIR',
+    );
+    expect((await cli(["fetch"])).stderr).toContain("image fetch needs a folder: mcp-code-exec image fetch DIR");
   });
 
   test("pull failure says what to do without a network", async () => {
     const r = await cli(["pull", "--engine", ENGINES[0] as string, "--image", "Not A Valid//Reference"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("with no network use `mcp-code-exec image load FILE` or `image build --offline`");
+    expect(r.stderr).toContain(
+      "with no registry use `mcp-code-exec image build` (--offline: from a local Debian mirror and wheelhouse) or `image load FILE`",
+    );
   });
 });
 
-describe("image build --offline (the embedded scripts/build-image.sh)", () => {
+describe("image build (the embedded scripts/build-image.sh)", () => {
   const e = ENGINES[0] as string;
-  test(`builds a scratch tag in ${e} from the cached root filesystem (debootstrap when there is none)`, async () => {
+  test(`builds a scratch tag in ${e} from the cached root filesystem (the one scripts/setup.sh built)`, async () => {
     await untag(e, BUILT);
-    // Under the offline image's name (MCP_BRIDGE_OFFLINE_IMAGE), which the bridge falls back to by itself.
-    const r = await cli(["build", "--offline", "--engine", e], { MCP_BRIDGE_OFFLINE_IMAGE: BUILT });
+    const r = await cli(["build", "--engine", e, "--tag", BUILT]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`[image] importing into ${e} as ${BUILT}`);
-    expect(r.stdout).toBe(
-      `built ${BUILT} in ${e}; the bridge uses it wherever the default image is missing and MCP_BRIDGE_IMAGE is unset or the default\n`,
-    );
-    const run1 = await run([BINARY, "exec", "-c", "import pandas, numpy; int(numpy.int64(41)) + 1"], {
+    expect(r.stderr).not.toContain("debootstrap");
+    expect(r.stdout).toBe(`built ${BUILT} in ${e}; use it with MCP_BRIDGE_IMAGE=${BUILT}\n`);
+    const run1 = await run([BINARY, "exec", "-c", "import pandas, sklearn; int(pandas.Series([41]).iloc[0]) + 1"], {
       cwd: DIR,
       env: bridgeEnv({ MCP_BRIDGE_RUNTIME: e, MCP_BRIDGE_IMAGE: BUILT }),
     });
@@ -108,14 +110,24 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
 
   test("--mirror reaches debootstrap; an unreachable mirror fails with what to check", async () => {
     const cache = mkdtempSync(join(DIR, "cache-"));
-    const r = await cli(
-      ["build", "--offline", "--engine", e, "--tag", "mcp-code-exec-sandbox:mirrortest", "--mirror", "http://127.0.0.1:9/debian"],
-      { MCP_BRIDGE_IMAGE_CACHE: cache },
-    );
+    const r = await cli(["build", "--engine", e, "--tag", "mcp-code-exec-sandbox:mirrortest", "--mirror", "http://127.0.0.1:9/debian"], {
+      MCP_BRIDGE_IMAGE_CACHE: cache,
+    });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("[image] debootstrap bookworm from http://127.0.0.1:9/debian");
+    expect(r.stderr).toContain("[image] Debian trixie from http://127.0.0.1:9/debian");
     expect(r.stderr).toContain("building mcp-code-exec-sandbox:mirrortest failed (build script exited 1): see the lines above");
     expect(await exists(e, "mcp-code-exec-sandbox:mirrortest")).toBe(false);
+  }, 600_000);
+
+  test("--offline with neither a mirror nor the packages in the cache says where they come from", async () => {
+    const cache = mkdtempSync(join(DIR, "offline-cache-"));
+    const r = await cli(["build", "--offline", "--variant", "slim", "--engine", e, "--tag", "mcp-code-exec-sandbox:nothing"], {
+      MCP_BRIDGE_IMAGE_CACHE: cache,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "--offline needs a Debian mirror: --mirror URL (a local mirror, or file://DIR/debian from `mcp-code-exec image fetch DIR`",
+    );
   });
 
   test("the cache is keyed by the recipe: another recipe's image is replaced, the current one kept, another recipe's tarball never reused (tiny stand-in rootfs)", async () => {
@@ -123,7 +135,7 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
     const tree = mkdtempSync(join(DIR, "tree-"));
     mkdirSync(join(tree, "etc"));
     writeFileSync(join(tree, "etc", "stand-in"), "not a real root filesystem\n");
-    const tarball = join(cache, `sandbox-rootfs-${RECIPE}.tar`);
+    const tarball = join(cache, `sandbox-batteries-${RECIPE}.tar`);
     expect((await run(["tar", "-C", tree, "-cf", tarball, "."])).code).toBe(0);
     const label = async () =>
       (
@@ -131,7 +143,7 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
       ).stdout.trim();
     const id = async () => (await engine(e, ["image", "inspect", "--format", "{{.Id}}", STANDIN])).stdout.trim();
     const build = (tag: string, extra: string[] = []) =>
-      cli(["build", "--offline", "--engine", e, "--tag", tag, ...extra], { MCP_BRIDGE_IMAGE_CACHE: cache });
+      cli(["build", "--engine", e, "--tag", tag, ...extra], { MCP_BRIDGE_IMAGE_CACHE: cache });
 
     await untag(e, STANDIN);
     expect((await engine(e, ["import", tarball, STANDIN])).code).toBe(0);
@@ -142,7 +154,7 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
     expect(replaced.stderr).toContain(`[image] ${e} has ${STANDIN} from another recipe (none); rebuilding for ${RECIPE}`);
     expect(replaced.stderr).toContain(`[image] importing into ${e} as ${STANDIN}`);
     expect(replaced.stderr).not.toContain("debootstrap");
-    // Another name than the offline image's: the bridge uses it only when told to.
+    // Another name than the default image's: the bridge uses it only when told to.
     expect(replaced.stdout).toBe(`built ${STANDIN} in ${e}; use it with MCP_BRIDGE_IMAGE=${STANDIN}\n`);
     expect(await label()).toBe(RECIPE);
     expect((await engine(e, ["image", "inspect", stale])).code).not.toBe(0);
@@ -154,11 +166,11 @@ describe("image build --offline (the embedded scripts/build-image.sh)", () => {
 
     // A machine that holds only an older recipe's tarball builds afresh (here: from a mirror that is not there).
     rmSync(tarball);
-    writeFileSync(join(cache, "sandbox-rootfs.tar"), "an older recipe's tarball");
+    writeFileSync(join(cache, "sandbox-batteries-0123456789abcdef.tar"), "an older recipe's tarball");
     await untag(e, STANDIN);
     const rebuilt = await build(STANDIN, ["--mirror", "http://127.0.0.1:9/debian"]);
     expect(rebuilt.code).toBe(1);
-    expect(rebuilt.stderr).toContain("[image] debootstrap bookworm from http://127.0.0.1:9/debian");
+    expect(rebuilt.stderr).toContain("[image] Debian trixie from http://127.0.0.1:9/debian");
     expect(await exists(e, STANDIN)).toBe(false);
-  });
+  }, 600_000);
 });

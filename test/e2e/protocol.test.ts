@@ -236,6 +236,8 @@ test("a missing image is logged at startup with the fix and named in the instruc
   const env = {
     MCP_BRIDGE_RUNTIME: engine,
     MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:missing",
+    // A missing image the bridge may pull is not a problem yet (test/e2e/image-pull.test.ts).
+    MCP_BRIDGE_PULL: "never",
     MCP_BRIDGE_PREWARM: "0",
     MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "mcx-missing-")),
   };
@@ -249,7 +251,7 @@ test("a missing image is logged at startup with the fix and named in the instruc
   const next = await startBridge(env);
   try {
     expect(next.client.getInstructions()).toContain("Not ready: the sandbox image mcp-code-exec-sandbox:missing is not in");
-    expect(next.client.getInstructions()).toContain("`mcp-code-exec image build --offline`");
+    expect(next.client.getInstructions()).toContain("`mcp-code-exec image build`");
   } finally {
     await next.close();
   }

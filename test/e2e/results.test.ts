@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decode as toonDecode } from "@toon-format/toon";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startBridge, type BridgeHandle } from "../support/bridge.ts";
+import { codeStarted, SAY_STARTED, startBridge, type BridgeHandle } from "../support/bridge.ts";
 import { ENGINES, ROOT } from "../support/env.ts";
 
 const engine = ENGINES[0]!;
@@ -172,15 +172,24 @@ describe("long runs", () => {
   test("notifications/cancelled interrupts the run; the session and its variables survive", async () => {
     await bridge.run("ticks = 0");
     const controller = new AbortController();
+    const run = codeStarted();
     const call = bridge.client.callTool(
-      { name: "run_python", arguments: { code: "import time\nwhile True:\n    ticks += 1\n    time.sleep(0.05)", timeout: 60 } },
+      {
+        name: "run_python",
+        arguments: {
+          code: `import time\nwhile True:\n    ticks += 1\n    if ticks == 6: ${SAY_STARTED}\n    time.sleep(0.05)`,
+          timeout: 60,
+        },
+      },
       undefined,
-      { signal: controller.signal },
+      { signal: controller.signal, onprogress: run.onprogress },
     );
-    setTimeout(() => controller.abort("user pressed stop"), 1000);
+    await run.started;
+    controller.abort("user pressed stop");
     await expect(call).rejects.toThrow();
-    await Bun.sleep(500);
+    // Queued behind the cancelled run: it runs once that has stopped.
     const a = await bridge.run("ticks");
+    // Nothing is left ticking: the count stays put (this wait is what "nothing happens" needs).
     await Bun.sleep(500);
     const b = await bridge.run("ticks");
     expect(Number(a.structured.value)).toBeGreaterThan(5);

@@ -30,7 +30,7 @@ interface Config {
 /**
  * The kubernetes engine on the test cluster (scripts/kube-up.sh), runc pods. Its gVisor pods cannot
  * run here yet: Debian's runsc has no containerd shim, and under the runc shim a runsc container's
- * stdin is never connected (docs/KUBERNETES.md).
+ * stdin is never connected (docs/kubernetes.md).
  */
 const KUBE: Config[] = (process.env.MCP_TEST_KUBE ?? "1") !== "0" ? [{ name: "kubernetes", engine: "kubernetes", env: kubeEnv() }] : [];
 const CONFIGS: Config[] = [

@@ -9,6 +9,8 @@ export interface BridgeHandle {
   client: Client;
   pid: number;
   stderr(): string;
+  /** Settles with its stderr so far once `check` accepts it: a log line the test waits for. */
+  stderrSays(check: (text: string) => boolean): Promise<string>;
   run(
     code: string,
     extra?: {
@@ -47,8 +49,10 @@ export async function startBridge(
   const [command, ...args] = (opts.wrap ?? ((a) => a))([BINARY, ...(opts.args ?? [])]);
   const transport = new StdioClientTransport({ command: command!, args, env: bridgeEnv(env), stderr: "pipe", cwd: opts.cwd });
   let stderr = "";
+  let waiting: Array<() => boolean> = [];
   transport.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
+    waiting = waiting.filter((settled) => !settled());
   });
   const client = new Client({ name: "mcp-code-exec-tests", version: "0.0.0" }, { capabilities: opts.capabilities ?? {} });
   opts.setup?.(client);
@@ -58,6 +62,11 @@ export async function startBridge(
     client,
     pid,
     stderr: () => stderr,
+    stderrSays: (check) =>
+      new Promise((resolve) => {
+        const settled = () => check(stderr) && (resolve(stderr), true);
+        if (!settled()) waiting.push(settled);
+      }),
     async run(code, extra = {}) {
       const { signal, onprogress, ...args } = extra;
       const raw = (await client.callTool({ name: "run_python", arguments: { code, ...args } }, undefined, {
@@ -73,3 +82,20 @@ export async function startBridge(
     },
   };
 }
+
+/** A line for sandbox code to print where it has started: the bridge streams it as progress. */
+export const SAY_STARTED = "print('started', flush=True)";
+
+/** For run()'s onprogress: `started` settles once the code has printed SAY_STARTED. */
+export function codeStarted(): { onprogress: (p: Progress) => void; started: Promise<void> } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  return {
+    onprogress: (p) => {
+      if (/^started$/m.test(String(p.message ?? ""))) resolve();
+    },
+    started: promise,
+  };
+}
+
+/** How many sandboxes the bridge has seen exit so far (its DEBUG log says "sandbox exited"). */
+export const exitsLogged = (stderr: string): number => stderr.split("sandbox exited").length - 1;

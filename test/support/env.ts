@@ -1,9 +1,12 @@
 /** Shared facts for the test suites: which engines and image they run against, where the binary is. */
 import { join } from "node:path";
+import { DEFAULT_IMAGE } from "../../src/config/env.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
-/** The offline image built by scripts/build-image.sh. */
-export const IMAGE = process.env.MCP_TEST_IMAGE ?? "mcp-code-exec-sandbox:bookworm";
+/** The sandbox image (the batteries image scripts/setup.sh builds under the bridge's default name). */
+export const IMAGE = process.env.MCP_TEST_IMAGE ?? DEFAULT_IMAGE;
+/** Its slim variant (Python and its base only), built beside it. */
+export const SLIM_IMAGE = process.env.MCP_TEST_SLIM_IMAGE ?? `${IMAGE}-slim`;
 /** Real engines every engine-parametrised suite runs against. A missing one fails the suite. */
 export const ENGINES = (process.env.MCP_TEST_ENGINES ?? "podman,docker")
   .split(",")

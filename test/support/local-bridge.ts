@@ -12,6 +12,7 @@ import { getRenderer } from "../../src/render/render.ts";
 import { createBridgeServer } from "../../src/server/bridge-server.ts";
 import { handshake } from "../../src/server/handshake.ts";
 import { HandshakeFront } from "../../src/server/handshake-front.ts";
+import type { Clock } from "../../src/clock.ts";
 import { LOCAL_PRINCIPAL, Sessions } from "../../src/session/sessions.ts";
 import { localSession, type LocalSession } from "./local-session.ts";
 
@@ -35,7 +36,7 @@ export async function localBridge(
   env: Record<string, string>,
   capabilities: ClientCapabilities,
   setup: (client: Client) => void = () => {},
-  opts: { cwd?: string; front?: boolean } = {},
+  opts: { cwd?: string; front?: boolean; clock?: Clock } = {},
 ): Promise<LocalBridge> {
   const local = localSession({ MCP_BRIDGE_OUTPUT_MODE: "json", MCP_BRIDGE_STRUCTURED_CONTENT: "1", ...env }, opts);
   const { app, session } = local;

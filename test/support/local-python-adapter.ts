@@ -20,9 +20,10 @@ interface Local {
   labels: Record<string, string>;
 }
 
-/** The adapter, plus what a Session's `engine` dependency returns. */
-export function localPythonEngine(): { adapter: RuntimeAdapter; selected: () => Promise<Selected> } {
+/** The adapter, what a Session's `engine` dependency returns, and the next removal as an event to wait for. */
+export function localPythonEngine(): { adapter: RuntimeAdapter; selected: () => Promise<Selected>; nextRemoval(): Promise<string> } {
   const live = new Map<string, Local>();
+  const removals: Array<(name: string) => void> = [];
   const info: EngineInfo = { engine: "local-python (test only)", binary: PYTHON ?? "python3", version: "", details: { isolation: "none" } };
   const pidOf = (name: string): number | undefined => {
     const l = live.get(name);
@@ -64,6 +65,7 @@ export function localPythonEngine(): { adapter: RuntimeAdapter; selected: () => 
       this.removeSync(name);
     },
     removeSync(name) {
+      for (const told of removals.splice(0)) told(name);
       const pid = pidOf(name);
       if (pid) {
         try {
@@ -94,5 +96,9 @@ export function localPythonEngine(): { adapter: RuntimeAdapter; selected: () => 
     },
     imageHint: () => "the local-python test engine needs no image",
   };
-  return { adapter, selected: async () => ({ adapter, info: await adapter.probe() }) };
+  return {
+    adapter,
+    selected: async () => ({ adapter, info: await adapter.probe() }),
+    nextRemoval: () => new Promise<string>((resolve) => removals.push(resolve)),
+  };
 }

@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp, type App } from "../../src/app.ts";
+import type { Clock } from "../../src/clock.ts";
 import type { Session } from "../../src/session/session.ts";
 import { localPythonEngine } from "./local-python-adapter.ts";
 
@@ -14,28 +15,35 @@ export interface LocalSession {
   home: string;
   /** The local "containers" of this session that are still running. */
   running(): Promise<number>;
+  /** Settles with the name of the next "container" the bridge removes (kills), when it does. */
+  nextRemoval(): Promise<string>;
   close(): Promise<void>;
 }
 
-/** `env` is the bridge's environment (HOME, state dir and a quiet log are set unless given). */
-export function localSession(env: Record<string, string> = {}, opts: { cwd?: string } = {}): LocalSession {
+/**
+ * `env` is the bridge's environment (HOME, state dir and a quiet log are set unless given); `clock`
+ * what the session's timers run on (test/support/manual-clock.ts), the system's unless given.
+ */
+export function localSession(env: Record<string, string> = {}, opts: { cwd?: string; clock?: Clock } = {}): LocalSession {
   const home = env.HOME ?? mkdtempSync(join(tmpdir(), "mcx-core-"));
   const app = createApp(
     { PATH: process.env.PATH, HOME: home, MCP_BRIDGE_STATE_DIR: join(home, "state"), MCP_BRIDGE_LOG_LEVEL: "ERROR", ...env },
     opts.cwd ?? home,
   );
   const engine = localPythonEngine();
-  const session = app.newSession({ engine: engine.selected });
+  const clock = opts.clock ? { clock: opts.clock } : {};
+  const session = app.newSession({ engine: engine.selected, ...clock });
   const more: Session[] = [];
   return {
     app,
     session,
     newSession() {
-      const s = app.newSession({ engine: engine.selected });
+      const s = app.newSession({ engine: engine.selected, ...clock });
       more.push(s);
       return s;
     },
     home,
+    nextRemoval: engine.nextRemoval,
     async running() {
       return (await engine.adapter.list("io.mcp-code-exec=1")).filter((c) => c.running).length;
     },

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ZipReader } from "../../src/packages/zip-reader.ts";
 
-export const TEST_WHEELS = process.env.MCP_TEST_WHEELS ?? "/var/cache/mcp-code-exec/test-wheels";
+export const TEST_WHEELS = process.env.MCP_TEST_WHEELS ?? "/var/cache/mcp-code-exec/test-wheels-cp313";
 
 export interface IndexOptions {
   dirs: string[];

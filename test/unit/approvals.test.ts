@@ -7,6 +7,7 @@ import { toolRule } from "../../src/approvals/decide.ts";
 import { summarizeArgs } from "../../src/approvals/summary.ts";
 import { loadPolicy } from "../../src/policy.ts";
 import { Deadline } from "../../src/session/deadline.ts";
+import { ManualClock } from "../support/manual-clock.ts";
 
 const home = () => mkdtempSync(join(tmpdir(), "approvals-"));
 const READ_ONLY = { readOnlyHint: true };
@@ -195,34 +196,64 @@ describe("the question", () => {
   });
 });
 
-describe("a deadline held while a person answers", () => {
-  test("it does not expire while held, and expires after release with the time it had left", async () => {
-    const d = new Deadline(100);
-    let expired = false;
+describe("a deadline held while a person answers (test clock)", () => {
+  /** Whether `d` has expired, once the promise callbacks queued so far have run. */
+  const expiredNow = async (d: Deadline) => {
+    let fired = false;
     void d.expired.then(() => {
-      expired = true;
+      fired = true;
     });
+    await new Promise((r) => setImmediate(r));
+    return fired;
+  };
+
+  test("it does not expire while held, and expires after release with the time it had left", async () => {
+    const clock = new ManualClock();
+    const d = new Deadline(100, 100, clock);
+    await clock.advance(30);
     const release = d.hold();
-    await Bun.sleep(250);
-    expect(expired).toBe(false);
-    const t0 = performance.now();
+    await clock.advance(250);
+    expect(await expiredNow(d)).toBe(false);
+    expect(d.heldMs).toBe(250);
     release();
-    await d.expired;
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(80);
-    expect(d.heldMs).toBeGreaterThanOrEqual(240);
+    await clock.advance(69);
+    expect(await expiredNow(d)).toBe(false);
+    await clock.advance(1);
+    expect(await expiredNow(d)).toBe(true);
+    expect(d.heldMs).toBe(250);
+  });
+
+  test("holds nest: the last release resumes it", async () => {
+    const clock = new ManualClock();
+    const d = new Deadline(100, 100, clock);
+    const a = d.hold();
+    const b = d.hold();
+    a();
+    a();
+    await clock.advance(500);
+    expect(await expiredNow(d)).toBe(false);
+    b();
+    await clock.advance(100);
+    expect(await expiredNow(d)).toBe(true);
   });
 
   test("restarts (progress) keep it alive only up to its total budget; cancel stops it for good", async () => {
-    const d = new Deadline(50, 150);
-    const t0 = performance.now();
-    const ticker = setInterval(() => d.restart(), 20);
-    await d.expired;
-    clearInterval(ticker);
+    const clock = new ManualClock();
+    const d = new Deadline(50, 150, clock);
     // Without restarts it would end at 50 ms; with them forever, were it not for the budget.
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
-    const c = new Deadline(10);
+    for (let t = 0; t < 140; t += 20) {
+      await clock.advance(20);
+      d.restart();
+    }
+    expect(await expiredNow(d)).toBe(false);
+    await clock.advance(9);
+    expect(await expiredNow(d)).toBe(false);
+    await clock.advance(1);
+    expect(await expiredNow(d)).toBe(true);
+    expect(clock.now()).toBe(150);
+    const c = new Deadline(10, 10, clock);
     c.cancel();
-    const fired = await Promise.race([c.expired.then(() => true), Bun.sleep(60).then(() => false)]);
-    expect(fired).toBe(false);
+    await clock.advance(1_000);
+    expect(await expiredNow(c)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { argsDigest, AuditLog, auditPath, decisionsPath, type AuditRecord } from "../../src/audit/audit-log.ts";
 import { audit, humanLine } from "../../src/cli/audit.ts";
+import { Arrivals } from "../support/events.ts";
 
 const record = (i: number, extra: Partial<AuditRecord> = {}): Omit<AuditRecord, "args_sha256"> => ({
   ts: "2026-01-02T03:04:05.678Z",
@@ -134,13 +135,10 @@ describe("mcp-code-exec audit", () => {
     const log = new AuditLog({ path: auditPath(state), maxBytes: 700 });
     log.write(record(0), { i: 0 });
     log.flush();
-    const out: string[] = [];
+    const out = new Arrivals<string>();
     const stop = new AbortController();
-    const following = audit({ follow: true, json: true }, { HOME: state, MCP_BRIDGE_STATE_DIR: state }, (s) => out.push(s), stop.signal);
-    const seen = async (n: number) => {
-      for (let i = 0; i < 200 && out.length < n; i++) await Bun.sleep(25);
-      return out.map((l) => JSON.parse(l).call);
-    };
+    const following = audit({ follow: true, json: true }, { HOME: state, MCP_BRIDGE_STATE_DIR: state }, out.push, stop.signal);
+    const seen = async (n: number) => (await out.count(n)).map((l) => JSON.parse(l).call);
     expect(await seen(1)).toEqual(["call-0"]);
     for (let i = 1; i <= 5; i++) {
       log.write(record(i), { i });

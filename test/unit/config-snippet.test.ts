@@ -53,9 +53,12 @@ describe("snippets of the other clients", () => {
     expect(renderSnippet({ client: "continue", name: "code-exec", launch: l, env: {} }).text).toContain(
       "mcpServers:\n  - name: code-exec\n    type: stdio\n    command: /opt/bin/mcp-code-exec",
     );
+    // opencode waits 60 s for a call unless told otherwise: its timeout covers the longest run (120 s) and a margin.
     expect(JSON.parse(renderSnippet({ client: "opencode", name: "x", launch: l, env }).text)).toEqual({
-      mcp: { x: { type: "local", command: ["/opt/bin/mcp-code-exec"], enabled: true, environment: env } },
+      mcp: { x: { type: "local", command: ["/opt/bin/mcp-code-exec"], enabled: true, environment: env, timeout: 150_000 } },
     });
+    const longer = { MCP_BRIDGE_MAX_TIMEOUT: "10m" };
+    expect(JSON.parse(renderSnippet({ client: "opencode", name: "x", launch: l, env: longer }).text).mcp.x.timeout).toBe(630_000);
     expect(JSON.parse(renderSnippet({ client: "zed", name: "x", launch: l, env: {} }).text)).toEqual({
       context_servers: { x: { command: "/opt/bin/mcp-code-exec" } },
     });

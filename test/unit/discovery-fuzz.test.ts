@@ -124,7 +124,7 @@ test("1,500 rounds of files of the wrong shape: no reader trips over one, and wh
   expect(crashes.slice(0, 5)).toEqual([]);
   // The rounds reach the readers' checks: a good share of them breaks a file badly enough to be reported.
   expect(reported).toBeGreaterThan(300);
-});
+}, 600_000); // CPU-bound: 20-40 s at load 10 on 2 cores, 135 s at load 55; the suite's 120 s guard is for waits
 
 test("a reader that throws anyway loses its own client's servers, reported with the file it last read; the others load", () => {
   for (const [f, text] of originals) writeFileSync(f, text);

@@ -80,11 +80,14 @@ describe("doctor's fixes", () => {
     ["podman-machine", podmanMachine],
   ] as const)("%s: a missing image is fixed with mcp-code-exec's own image commands", (_name, factory) => {
     const adapter = factory({ env: { PATH: "/nonexistent" } });
-    for (const image of ["mcp-code-exec-sandbox:bookworm", "python:3.13-slim"]) {
+    for (const image of ["ghcr.io/mcp-code-exec/mcp-code-exec-sandbox:0.1.0", "python:3.13-slim"]) {
       const hint = adapter.imageHint(image);
       expect(hint).not.toMatch(NOT_FOR_BINARY_USERS);
-      expect(hint).toContain("mcp-code-exec image build --offline");
+      expect(hint).toContain(
+        "`mcp-code-exec image build` (Linux: from Debian and PyPI, or with --offline from a local Debian mirror and wheelhouse)",
+      );
       expect(hint).toContain("mcp-code-exec image load FILE");
+      expect(hint).toContain("mcp-code-exec image pull");
     }
     expect(adapter.imageHint("python:3.13-slim")).toContain("mcp-code-exec image pull");
   });

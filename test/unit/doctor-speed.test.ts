@@ -31,7 +31,11 @@ function fakeEngine(
 }
 
 const sleep = (s: number) => () => ["/bin/sh", "-c", `sleep ${s}`];
-const config = loadConfig({ MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "speed-")) }, "/root");
+// An offline image named apart from the default: the fallback a session uses where the default is missing.
+const config = loadConfig(
+  { MCP_BRIDGE_STATE_DIR: mkdtempSync(join(tmpdir(), "speed-")), MCP_BRIDGE_OFFLINE_IMAGE: "mcp-code-exec-sandbox:offline" },
+  "/root",
+);
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 
 describe("speedChecks (fake engines: processes that sleep or fail)", () => {

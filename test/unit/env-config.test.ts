@@ -1,16 +1,21 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ENV_FAMILIES, ENV_SCHEMA, loadConfig } from "../../src/config/env.ts";
+import { DEFAULT_IMAGE, ENV_FAMILIES, ENV_VARS, loadConfig } from "../../src/config/env.ts";
+import { VERSION } from "../../src/version.ts";
 import { BridgeError } from "../../src/errors.ts";
 
 const load = (env: Record<string, string>) => loadConfig(env, "/home/u");
 
 describe("environment configuration", () => {
-  test("defaults match the seed bridge's", () => {
+  test("defaults match the seed bridge's, but for the image: this release's batteries image, pulled when missing", () => {
+    expect(DEFAULT_IMAGE).toBe(`ghcr.io/mcp-code-exec/mcp-code-exec-sandbox:${VERSION}`);
     const c = load({});
     expect(c).toMatchObject({
-      image: "python:3.13-slim",
+      image: DEFAULT_IMAGE,
+      imageFallback: undefined,
+      pull: "missing",
+      pullTimeoutSec: 900,
       timeoutSec: 30,
       maxTimeoutSec: 120,
       memory: "512m",
@@ -92,7 +97,7 @@ describe("one source for every setting", () => {
         for (const m of readFileSync(f, "utf8").matchAll(/MCP_BRIDGE_[A-Z_]+[A-Z]/g)) used.add(m[0]);
     }
     expect(
-      [...used].filter((v) => !(v in ENV_SCHEMA) && !Object.keys(ENV_FAMILIES).some((f) => v.startsWith(f) || `${v}_` === f)).sort(),
+      [...used].filter((v) => !(v in ENV_VARS) && !Object.keys(ENV_FAMILIES).some((f) => v.startsWith(f) || `${v}_` === f)).sort(),
     ).toEqual([]);
   });
 

@@ -15,16 +15,25 @@ import {
 import { loadConfig } from "../../src/config/env.ts";
 import { HandshakeFront } from "../../src/server/handshake-front.ts";
 import { handshake, initializeResult, PROTOCOL_VERSIONS } from "../../src/server/handshake.ts";
+import { instructionsFor, OWN_SESSION_HINT } from "../../src/server/instructions.ts";
 import { guardParams } from "../../src/server/wire.ts";
+import { Arrivals } from "../support/events.ts";
 
 class Wire implements Transport {
   onmessage?: (m: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (e: Error) => void;
   sent: JSONRPCMessage[] = [];
+  /** The same messages, to wait for them (test/support/events.ts). */
+  arrived = new Arrivals<JSONRPCMessage>();
   async start() {}
   async send(m: JSONRPCMessage) {
     this.sent.push(m);
+    this.arrived.push(m);
+  }
+  /** Settles once the answer to request `id` has been sent. */
+  answered(id: number | string): Promise<JSONRPCMessage> {
+    return this.arrived.find((m) => "id" in m && m.id === id && !("method" in m));
   }
   async close() {
     this.onclose?.();
@@ -51,7 +60,8 @@ function sdkServer() {
   return server;
 }
 
-const flush = () => new Promise((r) => setTimeout(r, 5));
+/** One turn of the event loop: for checking that nothing was sent (what is sent is waited for: Wire.answered). */
+const flush = () => new Promise((r) => setImmediate(r));
 const byId = (sent: JSONRPCMessage[], id: number | string) => sent.filter((m) => "id" in m && m.id === id);
 
 describe("the handshake front", () => {
@@ -67,7 +77,7 @@ describe("the handshake front", () => {
     wire.deliver(initialize(1));
     wire.deliver({ method: "notifications/initialized" });
     wire.deliver({ id: 2, method: "tools/list" });
-    await flush();
+    await wire.answered(2);
     expect(wire.sent).toEqual([
       { jsonrpc: "2.0", id: 1, result: initializeResult(said, "2025-06-18") },
       { jsonrpc: "2.0", id: 2, result: { tools: [said.tool] } },
@@ -82,7 +92,7 @@ describe("the handshake front", () => {
     };
     await server.connect(front.attach());
     wire.deliver({ id: 4, method: "tools/list" });
-    await flush();
+    await Promise.all([wire.answered(3), wire.answered(4)]);
     // The server saw the opening (it knows the client and its capabilities) but its answers to it went nowhere.
     expect(server.getClientVersion()).toEqual({ name: "t", version: "1" });
     expect(server.getClientCapabilities()).toEqual({ elicitation: { form: {} } });
@@ -98,7 +108,7 @@ describe("the handshake front", () => {
       const server = sdkServer();
       await server.connect(wire);
       wire.deliver(initialize(7, version));
-      await flush();
+      await wire.answered(7);
       expect(wire.sent).toEqual([{ jsonrpc: "2.0", id: 7, result: initializeResult(said, version) }]);
     }
   });
@@ -112,7 +122,7 @@ describe("the handshake front", () => {
     await flush();
     expect(wire.sent).toEqual([]);
     await sdkServer().connect(front.attach());
-    await flush();
+    await Promise.all([wire.answered("p"), wire.answered("i")]);
     expect(wire.sent.map((m) => ("id" in m ? m.id : undefined))).toEqual(["p", "i"]);
   });
 
@@ -125,7 +135,7 @@ describe("the handshake front", () => {
     await flush();
     expect(wire.sent).toEqual([]);
     await sdkServer().connect(guardParams(front.attach())); // as serve-bridge.ts connects it
-    await flush();
+    await Promise.all([wire.answered(1), wire.answered(2)]);
     expect(byId(wire.sent, 1)[0]).toMatchObject({ error: { code: -32602 } });
     expect(byId(wire.sent, 2)[0]).toMatchObject({ result: { tools: [{ name: "run_python" }] } });
   });
@@ -136,6 +146,7 @@ describe("the handshake front", () => {
     front.answerWith(said);
     wire.deliver(initialize(1));
     wire.deliver({ id: 2, method: "tools/list", params: { cursor: "x" } });
+    await wire.answered(1);
     await flush();
     expect(wire.sent.map((m) => ("id" in m ? m.id : undefined))).toEqual([1]);
 
@@ -179,5 +190,25 @@ describe("the handshake front", () => {
     await wire.close();
     expect(closed).toBe(2); // the front's handler carried over to the attached transport
     expect(serverClosed).toBe(1);
+  });
+
+  test("a client that runs many conversations through one server gets the instructions that say so, whoever answers initialize", async () => {
+    const opencode = (id: number) => initialize(id, "2025-11-25", { clientInfo: { name: "opencode", version: "1.18.33" } });
+    const early = new Wire();
+    const front = new HandshakeFront(early);
+    front.answerWith(said);
+    early.deliver(opencode(1));
+    // Not answered here: the server answers, and the front gives its answer the same instructions.
+    const late = new Wire();
+    const unanswered = new HandshakeFront(late);
+    late.deliver(opencode(1));
+    await sdkServer().connect(unanswered.attach());
+    await flush();
+    for (const wire of [early, late]) {
+      const { instructions } = (byId(wire.sent, 1)[0] as unknown as { result: { instructions: string } }).result;
+      expect(instructions).toBe(instructionsFor(said.instructions, "opencode"));
+      expect(instructions).toContain(OWN_SESSION_HINT);
+    }
+    expect(instructionsFor(said.instructions, "t")).toBe(said.instructions);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { getEncoding } from "js-tiktoken";
-import { MAX_INSTRUCTIONS_CHARS, serverInstructions } from "../../src/server/instructions.ts";
+import { instructionsFor, MAX_INSTRUCTIONS_CHARS, OWN_SESSION_HINT, serverInstructions } from "../../src/server/instructions.ts";
 import { invalidParams } from "../../src/server/wire.ts";
 
 describe("server instructions", () => {
@@ -31,6 +31,18 @@ describe("server instructions", () => {
 
   test("say when no other server is configured", () => {
     expect(serverInstructions([])).toContain("No other MCP servers are configured for it.");
+  });
+
+  test("tell the models of a client that runs many conversations through one server to keep a session each", () => {
+    const base = serverInstructions(["memory"]);
+    const text = instructionsFor(base, "opencode");
+    const [first, note, ...rest] = text.split("\n");
+    expect(first).toStartWith("mcp-code-exec runs Python");
+    expect(note).toContain(OWN_SESSION_HINT);
+    expect(note).toContain("opencode runs many conversations through this one server");
+    expect(rest.join("\n")).toContain("memory");
+    expect(getEncoding("o200k_base").encode(note!).length).toBeLessThan(70);
+    for (const other of [undefined, "claude-code", "gemini-cli-mcp-client", "Opencode"]) expect(instructionsFor(base, other)).toBe(base);
   });
 });
 

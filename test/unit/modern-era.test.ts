@@ -9,20 +9,25 @@ import { beforeEach, expect, test } from "bun:test";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ModernEra } from "../../src/server/modern-era.ts";
+import { Arrivals } from "../support/events.ts";
 
 type Msg = Record<string, any>;
 let toClient: Msg[];
+/** The same messages, to wait for one (test/support/events.ts). */
+let arrived: Arrivals<Msg>;
 let toServer: Msg[];
 let wire: Transport;
 let era: ModernEra;
 beforeEach(() => {
   toClient = [];
+  arrived = new Arrivals<Msg>();
   toServer = [];
   wire = {
     start: async () => {},
     close: async () => {},
     send: async (m: JSONRPCMessage) => {
       toClient.push(m as Msg);
+      arrived.push(m as Msg);
     },
   };
   era = new ModernEra(wire);
@@ -36,7 +41,10 @@ const meta = (extra: Msg = {}) => ({
   ...extra,
 });
 const fromClient = (m: Msg) => wire.onmessage!({ jsonrpc: "2.0", ...m } as JSONRPCMessage);
-const settle = () => new Promise((r) => setTimeout(r, 40));
+/** Settles once the client has been sent the message `match` accepts. */
+const sent = (match: (m: Msg) => boolean) => arrived.find(match);
+/** The client was asked question `key` (an input_required result). */
+const asks = (key: string) => (m: Msg) => m.result?.resultType === "input_required" && key in (m.result.inputRequests ?? {});
 /** The server side answers the initialize the layer made. */
 const answerInit = () =>
   era.send({
@@ -102,7 +110,7 @@ test("an answer that comes while the client has not come back yet answers its re
   await era.send({ jsonrpc: "2.0", id: 0, method: "elicitation/create", params: { message: "ok?" } } as JSONRPCMessage, {
     relatedRequestId: inner,
   });
-  await settle();
+  await sent(asks("elicitation_create_0"));
   const asked = toClient.at(-1)!;
   expect(asked).toMatchObject({
     id: 1,
@@ -147,7 +155,7 @@ test("server/discover waits for the initialize answer and never repeats the serv
   fromClient({ id: "d", method: "server/discover", params: { _meta: meta() } });
   expect(toClient).toEqual([]);
   await answerInit();
-  await settle();
+  await sent((m) => m.id === "d");
   expect(toClient).toEqual([
     {
       jsonrpc: "2.0",
@@ -173,7 +181,7 @@ test("2026-07-28's own shapes: not found is -32602, and a URL-mode question carr
   expect(toClient.at(-1)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Resource not found: resource://gone" } });
   const url = { mode: "url", message: "Sign in to github", url: "https://github.example/login", elicitationId: "e-1" };
   await era.send({ jsonrpc: "2.0", id: 5, method: "elicitation/create", params: url } as JSONRPCMessage, { relatedRequestId: call });
-  await settle();
+  await sent(asks("elicitation_create_5"));
   expect(toClient.at(-1)!.result.inputRequests).toEqual({
     elicitation_create_5: {
       method: "elicitation/create",
@@ -203,7 +211,7 @@ test("a bare response carrying a held question's id answers nothing: only the re
   await era.send({ jsonrpc: "2.0", id: 5, method: "elicitation/create", params: { message: "allow?" } } as JSONRPCMessage, {
     relatedRequestId: inner,
   });
-  await settle();
+  await sent(asks("elicitation_create_5"));
   const asked = toClient.at(-1)!;
   expect(asked.result.inputRequests).toHaveProperty("elicitation_create_5");
   const before = toServer.length;

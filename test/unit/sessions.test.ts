@@ -5,16 +5,17 @@ import type { Session } from "../../src/session/session.ts";
 import { SessionError, Sessions } from "../../src/session/sessions.ts";
 
 /** Sessions whose sessions are plain records of being closed (the map's logic is what is tested here). */
-function sessions(opts: { ttlMs?: number; max?: number } = {}) {
-  const made: Array<{ principal: string; closed: boolean }> = [];
+function sessions(opts: { ttlMs?: number; max?: number; reclaim?: ConstructorParameters<typeof Sessions>[0]["reclaim"] } = {}) {
+  const made: Array<{ principal: string; closed: boolean; warmed?: boolean }> = [];
   const s = new Sessions({
     make: (principal) => {
-      const rec = { principal, closed: false };
+      const rec: (typeof made)[number] = { principal, closed: false };
       made.push(rec);
-      return { close: async () => void (rec.closed = true) } as unknown as Session;
+      return { close: async () => void (rec.closed = true), warm: () => void (rec.warmed = true) } as unknown as Session;
     },
     ttlMs: opts.ttlMs ?? 0,
     maxPerPrincipal: opts.max ?? 8,
+    reclaim: opts.reclaim,
     log: silentLogger,
   });
   return { s, made };
@@ -42,6 +43,32 @@ describe("sessions by handle", () => {
     expect(made).toHaveLength(2);
     // Another connection of the same principal has its own default.
     expect(s.resolve("alice", "c2").handle).not.toBe(a.handle);
+  });
+
+  test("a prewarmed default session goes to the first call: without session it stays the default, with 'new' it becomes that session", () => {
+    const plain = sessions();
+    plain.s.prewarm("local", "stdio");
+    expect(plain.made).toEqual([{ principal: "local", closed: false, warmed: true }]);
+    const own = plain.s.resolve("local", "stdio");
+    expect(own.created).toBe(false);
+    own.release();
+    // Once used, it is the connection's session: a new one is made for "new".
+    const other = plain.s.resolve("local", "stdio", "new");
+    expect(other.handle).not.toBe(own.handle);
+    expect(plain.made).toHaveLength(2);
+
+    // A model that opens a session per conversation gets the warm one for its first, and the default is made later.
+    const many = sessions();
+    many.s.prewarm("local", "stdio");
+    const first = many.s.resolve("local", "stdio", "new");
+    expect(first.created).toBe(true);
+    expect(many.made).toHaveLength(1);
+    const second = many.s.resolve("local", "stdio", "new");
+    expect(second.handle).not.toBe(first.handle);
+    const fallback = many.s.resolve("local", "stdio");
+    expect(new Set([first.handle, second.handle, fallback.handle]).size).toBe(3);
+    expect(many.s.resolve("local", "stdio", first.handle).session).toBe(first.session);
+    expect(many.made).toHaveLength(3);
   });
 
   test("another principal's handle, an unknown one and a malformed one are refused alike, telling how to go on", () => {
@@ -92,5 +119,48 @@ describe("sessions by handle", () => {
     await s.endConnection("alice", "c1");
     expect(made[0]!.closed).toBe(true);
     expect(s.count("alice")).toBe(0);
+  });
+
+  test("at the limit, a connection whose idle default session may go is ended to make room; a busy or shared one is not", async () => {
+    // The connections of alice a client left open without ending them, as serve --http's reclaim sees them.
+    const open = new Set(["c1", "c2", "c3"]);
+    const asked: string[][] = [];
+    let s!: Sessions;
+    ({ s } = sessions({
+      max: 2,
+      reclaim: (principal, canEnd) => {
+        const candidates = [...open].filter(canEnd);
+        asked.push(candidates);
+        const c = candidates[0];
+        if (c === undefined) return false;
+        open.delete(c);
+        void s.endConnection(principal, c);
+        return true;
+      },
+    }));
+    const busy = s.resolve("alice", "c1"); // a run in progress: not released
+    s.resolve("alice", "c2").release();
+    const third = s.resolve("alice", "c3");
+    expect(third.created).toBe(true);
+    expect(asked[0]).toEqual(["c2"]);
+    expect(s.count("alice")).toBe(2);
+    third.release();
+    // c3's default is now also called by its handle from c1: ending c3 would not free it.
+    s.resolve("alice", "c1", third.handle).release();
+    expect(problem(() => s.resolve("alice", "c9"))).toMatchObject({ problem: "limit" });
+    expect(asked.at(-1)).toEqual([]);
+    busy.release();
+  });
+
+  test("a default session also called by its handle from another connection outlives its own connection", async () => {
+    const { s, made } = sessions();
+    const d = s.resolve("alice", "c1");
+    d.release();
+    s.resolve("alice", "c2", d.handle).release();
+    await s.endConnection("alice", "c1");
+    expect(made[0]!.closed).toBe(false);
+    expect(s.resolve("alice", "c2", d.handle).session).toBe(d.session);
+    // c1's next default is a new one.
+    expect(s.resolve("alice", "c1").handle).not.toBe(d.handle);
   });
 });
