@@ -96,6 +96,27 @@ const kubernetes: AdapterFactory = (options) => {
     activeDeadlineSeconds: Number(spec.command[4] ?? 28_800) + 60,
   });
 
+  /** Attach to the sandbox container of `pod` (sandbox `name`): its stdin, stdout and stderr as a ChildProcess. */
+  const attach = (name: string, pod: Pod): ChildProcess => {
+    const { api, workloads, namespace } = connect();
+    const podName = pod.metadata.name;
+    const socket = api.webSocket(
+      `/api/v1/namespaces/${namespace}/pods/${podName}/attach?container=${SANDBOX_CONTAINER}&stdin=true&stdout=true&stderr=true`,
+      ATTACH_PROTOCOLS,
+    );
+    return attachedProcess({
+      socket,
+      exitCode: async () => {
+        const end = await workloads.exitCode(podName, pod.metadata.uid);
+        // However it ended (its own exit, the lifetime cap, its pod deleted, the attachment cut), it
+        // is of no more use to this bridge: removed like `run --rm` would, and its lease let go, or
+        // agent-sandbox would make its pod again.
+        void workloads.remove(name).catch(() => {});
+        return end;
+      },
+    });
+  };
+
   const adapter = {
     name: "kubernetes",
     /** Sandboxes outlive the bridge until their lease ends (another replica may adopt them). */
@@ -140,7 +161,7 @@ const kubernetes: AdapterFactory = (options) => {
     /** Start the sandbox's pod and attach to it: the bridge's hot path, no CLI involved. */
     async open(spec: ContainerSpec): Promise<ChildProcess> {
       await adapter.probe();
-      const { api, workloads, namespace } = connect();
+      const { workloads } = connect();
       if (settings.warmPool && !isGvisorSpec(spec)) await workloads.claim(spec, settings.warmPool);
       else await workloads.createSandbox(spec, podOptions(spec));
       let pod: Pod;
@@ -150,22 +171,27 @@ const kubernetes: AdapterFactory = (options) => {
         await workloads.remove(spec.name).catch(() => {});
         throw err;
       }
-      const podName = pod.metadata.name;
-      const socket = api.webSocket(
-        `/api/v1/namespaces/${namespace}/pods/${podName}/attach?container=${SANDBOX_CONTAINER}&stdin=true&stdout=true&stderr=true`,
-        ATTACH_PROTOCOLS,
-      );
-      return attachedProcess({
-        socket,
-        exitCode: async () => {
-          const end = await workloads.exitCode(podName, pod.metadata.uid);
-          // However it ended (its own exit, the lifetime cap, its pod deleted, the attachment cut), it
-          // is of no more use to this bridge: removed like `run --rm` would, and its lease let go, or
-          // agent-sandbox would make its pod again.
-          void workloads.remove(spec.name).catch(() => {});
-          return end;
-        },
+      return attach(spec.name, pod);
+    },
+
+    /** The running sandbox whose pod carries `labels` (a session's handle and principal), attached and its lease taken over. */
+    async adopt(labels: Record<string, string>): Promise<{ name: string; child: ChildProcess } | undefined> {
+      await adapter.probe();
+      const { api, workloads } = connect();
+      const selector = Object.entries(labels)
+        .map(([k, v]) => labelSelector(`${k}=${v}`))
+        .join(",");
+      const pods = await api.get<{ items: Pod[] }>(`${workloads.podsPath()}?labelSelector=${encodeURIComponent(selector)}`);
+      // Label values are cut to what labels may hold: the exact labels are in the annotation.
+      const pod = (pods?.items ?? []).find((p) => {
+        const exact = parseLabels(p.metadata.annotations?.[LABELS_ANNOTATION]);
+        return !p.metadata.deletionTimestamp && p.status?.phase === "Running" && Object.entries(labels).every(([k, v]) => exact[k] === v);
       });
+      const name = pod?.metadata.labels?.[NAME_LABEL];
+      if (!pod || !name) return undefined;
+      if (!(await workloads.adopt(name))) return undefined;
+      log?.info("adopting a sandbox another bridge started", { name, pod: pod.metadata.name });
+      return { name, child: attach(name, pod) };
     },
 
     /** The equivalent `kubectl run` (for `doctor` and people); the bridge itself uses open(). */
@@ -235,7 +261,6 @@ const kubernetes: AdapterFactory = (options) => {
 
 export default kubernetes;
 
-/** "90", "90s", "5m", "1h" as seconds (src/config/env.ts has checked the form). */
 function isGvisorSpec(spec: ContainerSpec): boolean {
   return spec.ociRuntime !== undefined && /(^|\/)runsc$/.test(spec.ociRuntime);
 }

@@ -115,6 +115,13 @@ export interface RuntimeAdapter {
    * lease): the bridge does not remove them when it exits, so another replica can adopt them.
    */
   readonly keepsSandboxesOnExit?: boolean;
+  /**
+   * Engines whose sandboxes outlive their bridge (kubernetes): attach to the running sandbox whose
+   * labels include all of `labels` (a session's handle and principal), taking over its upkeep (its
+   * lease), so a session goes on through another bridge with its state. Undefined when there is none.
+   * Its interpreter is already running: no entrypoint is sent, and no ready frame comes.
+   */
+  adopt?(labels: Record<string, string>): Promise<{ name: string; child: ChildProcess } | undefined>;
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */

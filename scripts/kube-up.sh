@@ -36,7 +36,11 @@ AGENT_SANDBOX_METRICS_PORT=47724
 AGENT_SANDBOX_PROBE_PORT=47725
 NETWORK_POLICIES_METRICS_PORT=47726
 CONTAINERD_SOCK="$RUN/containerd/containerd.sock"
-SANDBOX_IMAGE="${KUBE_UP_SANDBOX_IMAGE:-mcp-code-exec-sandbox:bookworm}"
+# The sandbox images pods run: the bridge's default (this release's batteries image, which
+# scripts/setup.sh builds into podman), plus any named in KUBE_UP_SANDBOX_IMAGES (space-separated).
+SANDBOX_IMAGES=("$(bun -e 'import { DEFAULT_IMAGE } from "./src/config/env-vars.ts"; console.log(DEFAULT_IMAGE)')")
+read -r -a extra_images <<< "${KUBE_UP_SANDBOX_IMAGES:-}"
+SANDBOX_IMAGES+=("${extra_images[@]}")
 PAUSE_IMAGE=registry.k8s.io/pause:3.10
 
 log() { echo "[kube-up] $*" >&2; }
@@ -261,18 +265,28 @@ if ! "${CTR[@]}" images ls -q | grep -qx "$PAUSE_IMAGE"; then
   "${CTR[@]}" images import "$tmp/pause.tar" >/dev/null
   rm -rf "$tmp"
 fi
-# The sandbox image comes from podman's store (scripts/setup.sh builds it there); it is imported again
-# only when podman's image changed (its ID is kept beside).
-sandbox_ref="docker.io/library/${SANDBOX_IMAGE}"
-want_id="$(podman image inspect --format '{{.Id}}' "$SANDBOX_IMAGE")"
-if [ "$(cat "$STATE/sandbox-image.id" 2>/dev/null)" != "$want_id" ] || ! "${CTR[@]}" images ls -q | grep -qx "$sandbox_ref"; then
-  log "importing $SANDBOX_IMAGE into the cluster's containerd"
-  tmp="$(mktemp -d)"
-  podman save --format oci-archive -o "$tmp/sandbox.tar" "$SANDBOX_IMAGE" >/dev/null
-  "${CTR[@]}" images import --index-name "$sandbox_ref" "$tmp/sandbox.tar" >/dev/null
-  rm -rf "$tmp"
-  echo "$want_id" > "$STATE/sandbox-image.id"
-fi
+# The sandbox images come from podman's store (scripts/setup.sh builds them there); each is imported
+# again only when podman's image changed (its ID is kept beside).
+import_image() { # name as podman knows it
+  local name=$1 ref want_id idfile
+  # containerd names an image as its registry would: a bare name is docker.io/library's.
+  case "${name%%/*}" in
+    *.*|*:*|localhost) [[ "$name" == */* ]] && ref="$name" || ref="docker.io/library/$name" ;;
+    *) ref="docker.io/library/$name" ;;
+  esac
+  want_id="$(podman image inspect --format '{{.Id}}' "$name" 2>/dev/null)" ||
+    die "podman has no image $name: run \`bash scripts/setup.sh\` (it builds the sandbox images), or set KUBE_UP_SANDBOX_IMAGES to images podman has"
+  idfile="$STATE/image-$(echo "$ref" | tr '/:' '__').id"
+  if [ "$(cat "$idfile" 2>/dev/null)" != "$want_id" ] || ! "${CTR[@]}" images ls -q | grep -qx "$ref"; then
+    log "importing $name into the cluster's containerd as $ref"
+    local tmp; tmp="$(mktemp -d)"
+    podman save -q --format oci-archive -o "$tmp/image.tar" "$name" >/dev/null
+    "${CTR[@]}" images import --index-name "$ref" "$tmp/image.tar" >/dev/null
+    rm -rf "$tmp"
+    echo "$want_id" > "$idfile"
+  fi
+}
+for image in "${SANDBOX_IMAGES[@]}"; do import_image "$image"; done
 
 # --- network ------------------------------------------------------------------------------------------
 # The bridge plugin with no routes beyond the pods' own subnet: a pod reaches other pods and the node's

@@ -55,21 +55,25 @@ export class Leases {
 
   /** Move every held lease forward; an object that is gone is reported lost. */
   async renewAll(): Promise<void> {
-    const shutdownTime = this.#expiry();
-    await Promise.all(
-      [...this.#held].map(async ([name, held]) => {
-        const lifecycle = { shutdownTime, shutdownPolicy: "Delete" };
-        try {
-          const patched = await this.#api.patch(held.path, { spec: held.nested ? { lifecycle } : lifecycle });
-          if (patched === undefined && this.#held.get(name) === held) {
-            this.release(name);
-            this.#onLost(name, "its sandbox object was deleted");
-          }
-        } catch {
-          // The API server may be briefly away: the next renewal tries again, well before expiry.
-        }
-      }),
-    );
+    await Promise.all([...this.#held.keys()].map((name) => this.renew(name).catch(() => {})));
+  }
+
+  /**
+   * Move one held lease forward now (a sandbox just adopted from a bridge that stopped renewing it may
+   * have little of its lease left). False when its object is gone. Throws when the API server does not
+   * answer: renewAll() tries again at the next renewal, well before expiry.
+   */
+  async renew(name: string): Promise<boolean> {
+    const held = this.#held.get(name);
+    if (!held) return false;
+    const lifecycle = { shutdownTime: this.#expiry(), shutdownPolicy: "Delete" };
+    const patched = await this.#api.patch(held.path, { spec: held.nested ? { lifecycle } : lifecycle });
+    if (patched !== undefined) return true;
+    if (this.#held.get(name) === held) {
+      this.release(name);
+      this.#onLost(name, "its sandbox object was deleted");
+    }
+    return false;
   }
 
   #expiry(): string {

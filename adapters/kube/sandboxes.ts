@@ -93,6 +93,16 @@ export class Workloads {
   }
 
   /**
+   * Take over the lease of sandbox `name`, started by another bridge (sandbox-start.ts adoptSandbox):
+   * its SandboxClaim when it came from a warm pool, else its Sandbox. False when neither is there any more.
+   */
+  async adopt(name: string): Promise<boolean> {
+    const claim = await this.#api.get(this.claimPath(name)).catch((err: unknown) => ignoreMissingApi(err));
+    this.#leases.hold(name, claim ? { path: this.claimPath(name), nested: true } : { path: this.sandboxPath(name), nested: false });
+    return this.#leases.renew(name);
+  }
+
+  /**
    * The running pod of sandbox `name`, once its container runs; a pod that cannot run is an error that
    * says why (the image is not on the node, the runtime class is missing, ...).
    */

@@ -21,7 +21,8 @@ export const WARM_POOL = "mcp-code-exec-warm";
 const FILE = join(import.meta.dir, "..", "..", "deploy", "sandbox.yaml");
 
 export function sandboxManifests(warmReplicas = 2): string {
-  const config = loadConfig({ MCP_BRIDGE_IMAGE: "mcp-code-exec-sandbox:bookworm" }, "/nonexistent");
+  // The bridge's default image (this release's batteries image), as a bridge with no MCP_BRIDGE_IMAGE uses.
+  const config = loadConfig({}, "/nonexistent");
   const spec = containerSpec(config);
   // A warm pod belongs to no session and no bridge yet: the claim adds those labels.
   spec.labels = { "io.mcp-code-exec": "1" };

@@ -49,7 +49,7 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const app = createApp(process.env, process.cwd(), { config, log, discovery, policy: start.policy });
   const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
   const sessions = new Sessions({
-    make: () => app.newSession(),
+    make: (principal, handle) => app.newSession({ identity: { principal, handle } }),
     ttlMs: config.sessionTtlSec * 1000,
     maxPerPrincipal: config.maxSessionsPerUser,
     log,

@@ -56,7 +56,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   const sandboxBytes = parseSize(config.memory);
   const nodeLimit = setting(env, "MCP_BRIDGE_NODE_SANDBOXES");
   const sessions = new Sessions({
-    make: (principal) => app.principal(principal).newSession(),
+    make: (principal, handle) => app.principal(principal).newSession({ identity: { principal, handle } }),
     ttlMs: config.sessionTtlSec * 1000,
     maxPerPrincipal: userSandboxes(config.maxSessionsPerUser, setting(env, "MCP_BRIDGE_USER_MEMORY"), sandboxBytes),
     maxTotal: nodeLimit ? { count: nodeLimit, why: "MCP_BRIDGE_NODE_SANDBOXES" } : nodeSandboxes(sandboxBytes),

@@ -49,12 +49,13 @@ export class Sandbox {
   #exitListeners: Array<(exit: SandboxExit) => void> = [];
   python = "";
 
-  private constructor(deps: SandboxDeps, child: ChildProcess) {
+  private constructor(deps: SandboxDeps, child: ChildProcess, firstRunId?: number) {
     this.#deps = deps;
     this.name = deps.spec.name;
     this.engine = deps.adapter.name;
     this.#child = child;
     this.#channel = new FrameChannel(child, {
+      firstRunId,
       name: this.name,
       log: deps.log,
       onRpc: deps.onRpc,
@@ -107,6 +108,18 @@ export class Sandbox {
       });
     }
     return Sandbox.#boot(deps, child, spawnedAt);
+  }
+
+  /**
+   * A sandbox another bridge started, attached to by the adapter (adapter.adopt): its interpreter runs
+   * and holds its session's state, so nothing is sent to start it. Its run ids start at a random point
+   * far past any the earlier bridge used, so a result of a run it left behind matches none of ours.
+   */
+  static adopt(deps: SandboxDeps, child: ChildProcess): Sandbox {
+    rememberContainer(deps.adapter, deps.spec.name);
+    const box = new Sandbox(deps, child, 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000));
+    box.#channel.assumeReady({ t: "ready", protocol: PROTOCOL_VERSION, python: "", boot: {} });
+    return box;
   }
 
   /** An engine with an API (adapter.open): the sandbox is started and attached by the adapter. */

@@ -120,7 +120,7 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
     let resolved;
     try {
-      resolved = sessions.resolve(deps.principal, deps.connection, args.session);
+      resolved = await sessions.resolveAdopting(deps.principal, deps.connection, args.session);
     } catch (err) {
       if (!(err instanceof SessionError)) throw err;
       const text = `[mcp-code-exec] ${err.message}`;

@@ -192,6 +192,22 @@ export class SandboxLife {
     }
     const s = this.#state;
     this.#state = { kind: "ready", box, readyAt: this.#deps.clock.now(), untold: s.kind === "starting" ? s.untold : undefined };
+    this.#watch(box);
+    return box;
+  }
+
+  /**
+   * A sandbox another bridge started for this session, with its state (sandbox-start.ts adoptSandbox):
+   * current from now on, as used (losing it loses state the model knows about).
+   */
+  adopt(box: Sandbox): void {
+    if (this.#state.kind !== "none") throw new Error(`adopt: the session already has a sandbox (${this.#state.kind})`);
+    this.#state = { kind: "used", box, readyAt: this.#deps.clock.now(), running: false };
+    this.#watch(box);
+  }
+
+  /** Watch a sandbox that became current: the bridge's own lifetime cap, and its exit. */
+  #watch(box: Sandbox): void {
     // The sandbox's init enforces the lifetime cap inside; the bridge does too, from outside the
     // sandbox's reach (code there can stop its init under gVisor, which lets signals reach PID 1).
     const cancelCap = this.#deps.clock.after(this.#deps.lifetimeSec * 1000, () => void box.kill(this.#capReason(), { reportLoss: true }), {
@@ -201,7 +217,6 @@ export class SandboxLife {
       cancelCap();
       this.#exited(box, exit);
     });
-    return box;
   }
 
   #exited(box: Sandbox, exit: SandboxExit): void {

@@ -35,8 +35,8 @@ export class SessionError extends Error {
 }
 
 export interface SessionsOptions {
-  /** A new session for `principal` (its sandbox starts at its first run). */
-  make: (principal: string) => Session;
+  /** A new session for `principal` named `handle` (its sandbox starts at its first run). */
+  make: (principal: string, handle: string) => Session;
   /** Idle this long, a session ends (its state with it); 0: never. */
   ttlMs: number;
   /** Sessions one principal may hold at once (their sandboxes may all be running). */
@@ -88,6 +88,8 @@ export class Sessions {
   readonly #expired = new Map<string, { at: number; principal: string; why: string }>();
   /** connection -> why its default session ended (told once, by the next call's new default session). */
   readonly #lostDefault = new Map<string, string>();
+  /** handle -> its adoption under way (two calls with one handle adopt it once). */
+  readonly #adopting = new Map<string, Promise<void>>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(opts: SessionsOptions) {
@@ -143,6 +145,45 @@ export class Sessions {
         ? `no session ${requested} is open for you (it may belong to a bridge that restarted, or have ended long ago). Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`
         : `session must be a handle from an earlier result (s_…) or "${NEW_SESSION}"; got ${JSON.stringify(requested.slice(0, 40))}`,
     );
+  }
+
+  /**
+   * resolve(), after adopting the session a handle names when this bridge does not hold it but the
+   * engine still runs its sandbox (kubernetes: a replica that died, or this bridge before a restart,
+   * started it; its pod is labelled with the handle and the principal). The session goes on here with
+   * its state. A handle another principal's sandbox carries is not adopted: the answer is the same as
+   * for a handle that never existed.
+   */
+  async resolveAdopting(principal: string, connection: string, requested?: string): Promise<Resolved> {
+    if (requested && HANDLE.test(requested) && !this.#byHandle.has(requested) && !this.#expired.has(requested)) {
+      let adopting = this.#adopting.get(requested);
+      if (!adopting) {
+        adopting = this.#adopt(principal, requested).finally(() => this.#adopting.delete(requested));
+        this.#adopting.set(requested, adopting);
+      }
+      await adopting;
+    }
+    return this.resolve(principal, connection, requested);
+  }
+
+  async #adopt(principal: string, handle: string): Promise<void> {
+    let entry: Entry;
+    try {
+      entry = this.#create(principal, undefined, handle);
+    } catch (err) {
+      if (err instanceof SessionError) return; // at a limit: resolve() says which
+      throw err;
+    }
+    const adopted = await entry.session.adopt().catch((err: unknown) => {
+      this.#opts.log.warn("could not adopt a session's sandbox", { session: handle, error: String(err) });
+      return false;
+    });
+    if (adopted) {
+      this.#opts.log.info("session adopted", { session: handle, principal });
+      return;
+    }
+    this.#byHandle.delete(handle);
+    await entry.session.close().catch(() => {});
   }
 
   /**
@@ -208,7 +249,7 @@ export class Sessions {
     this.#defaults.clear();
   }
 
-  #create(principal: string, defaultFor?: string): Entry {
+  #create(principal: string, defaultFor?: string, handle?: string): Entry {
     const total = this.#opts.maxTotal;
     if (total && this.#byHandle.size >= total.count)
       throw new SessionError(
@@ -222,11 +263,19 @@ export class Sessions {
         "limit",
         `you have ${this.#opts.maxPerPrincipal} sessions open, the most one user may (MCP_BRIDGE_MAX_SESSIONS_PER_USER); use one of them (its handle), or wait for one to end`,
       );
-    const handle = newHandle();
-    const entry: Entry = { handle, principal, session: this.#opts.make(principal), lastUsed: performance.now(), defaultFor, busy: 0 };
+    const adopting = handle !== undefined;
+    handle ??= newHandle();
+    const entry: Entry = {
+      handle,
+      principal,
+      session: this.#opts.make(principal, handle),
+      lastUsed: performance.now(),
+      defaultFor,
+      busy: 0,
+    };
     this.#byHandle.set(handle, entry);
     if (defaultFor !== undefined) this.#defaults.set(defaultFor, handle);
-    this.#opts.log.info("session opened", { session: handle, principal });
+    if (!adopting) this.#opts.log.info("session opened", { session: handle, principal });
     return entry;
   }
 
