@@ -96,6 +96,9 @@ const kubernetes: AdapterFactory = (options) => {
     activeDeadlineSeconds: Number(spec.command[4] ?? 28_800) + 60,
   });
 
+  /** Sandboxes let go at shutdown (leave): their attachment's end does not remove them. */
+  const left = new Set<string>();
+
   /** Attach to the sandbox container of `pod` (sandbox `name`): its stdin, stdout and stderr as a ChildProcess. */
   const attach = (name: string, pod: Pod): ChildProcess => {
     const { api, workloads, namespace } = connect();
@@ -107,6 +110,8 @@ const kubernetes: AdapterFactory = (options) => {
     return attachedProcess({
       socket,
       exitCode: async () => {
+        // Let go on purpose (leave): the sandbox stays for another bridge to adopt within its lease.
+        if (left.delete(name)) return { code: null, why: "the bridge let it go for another to adopt" };
         const end = await workloads.exitCode(podName, pod.metadata.uid);
         // However it ended (its own exit, the lifetime cap, its pod deleted, the attachment cut), it
         // is of no more use to this bridge: removed like `run --rm` would, and its lease let go, or
@@ -223,6 +228,11 @@ const kubernetes: AdapterFactory = (options) => {
       if (nodes === "forbidden") return true;
       const wanted = new Set(imageRefs(image));
       return (nodes?.items ?? []).some((n) => (n.status?.images ?? []).some((i) => (i.names ?? []).some((name) => wanted.has(name))));
+    },
+
+    leave(name: string): void {
+      left.add(name);
+      state?.leases.release(name);
     },
 
     async remove(name: string): Promise<void> {

@@ -122,6 +122,12 @@ export interface RuntimeAdapter {
    * Its interpreter is already running: no entrypoint is sent, and no ready frame comes.
    */
   adopt?(labels: Record<string, string>): Promise<{ name: string; child: ChildProcess } | undefined>;
+  /**
+   * The bridge is shutting down and lets sandbox `name` go without removing it (kubernetes: its lease is
+   * no longer renewed, so it ends at its lease unless another bridge adopts it first). The bridge then
+   * closes its attachment.
+   */
+  leave?(name: string): void;
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */

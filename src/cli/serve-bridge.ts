@@ -64,7 +64,8 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const close = async () => {
     // The stats file says a bridge is running: gone first, whatever the rest of the shutdown meets.
     stopStats();
-    await sessions.close().catch(() => {});
+    // A bridge restarted with the same sessions' handles adopts the pods it left (kubernetes).
+    await sessions.close({ leave: true }).catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
     await server?.close().catch(() => {});

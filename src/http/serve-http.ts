@@ -139,7 +139,8 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
     (hardStop as { unref?: () => void }).unref?.();
     await server.stop().catch(() => {});
     await endpoint?.close().catch(() => {});
-    await sessions.close().catch(() => {});
+    // A replica going away (a rolling update, a scale-down) leaves its sessions' pods to the others.
+    await sessions.close({ leave: true }).catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
     process.exit(code);

@@ -217,6 +217,25 @@ export class Sandbox {
    * Remove the container by name (the client process alone would not stop it) and wait for exit.
    * `reportLoss`: no run will say why it stopped, so the session tells the next call (as after a crash).
    */
+  /**
+   * The bridge is shutting down: a sandbox its engine keeps past the bridge (adapter.leave: kubernetes)
+   * is let go (its attachment closed, its lease no longer renewed) so another bridge can adopt it within
+   * its lease; any other sandbox is killed.
+   */
+  async leave(reason: string): Promise<SandboxExit> {
+    const adapter = this.#deps.adapter;
+    if (!adapter.leave) return this.kill(reason);
+    if (!this.#killedByUs) {
+      this.#killedByUs = true;
+      this.#killReason = reason;
+      this.#channel.mute();
+      adapter.leave(this.name);
+      forgetContainer(this.name);
+      this.#child.kill("SIGKILL");
+    }
+    return this.#exit;
+  }
+
   async kill(reason: string, opts: { reportLoss?: boolean } = {}): Promise<SandboxExit> {
     if (!this.#killedByUs) {
       this.#killedByUs = true;

@@ -166,14 +166,19 @@ export class SandboxLife {
     if (box?.alive) await box.kill(reason);
   }
 
-  /** Stop for good. A sandbox still starting is not waited for: its start removes it as soon as it exists. */
-  async close(): Promise<void> {
+  /**
+   * Stop for good. A sandbox still starting is not waited for: its start removes it as soon as it exists.
+   * `leave`: the bridge is shutting down, and a sandbox its engine keeps past the bridge (kubernetes) is
+   * left running for another bridge to adopt within its lease (Sandbox.leave) instead of removed.
+   */
+  async close(opts: { leave?: boolean } = {}): Promise<void> {
     this.#closed = true;
     this.#clearIdle();
     const s = this.#state;
     const box = s.kind === "starting" ? await s.started.catch(() => undefined) : live(s)?.box;
     this.#state = { kind: "gone", reason: "the session is closed", tell: false };
-    if (box) await box.kill("bridge shutting down");
+    if (box && opts.leave) await box.leave("bridge shutting down");
+    else if (box) await box.kill("bridge shutting down");
   }
 
   async #start(trace?: SpanContext): Promise<Sandbox> {

@@ -140,9 +140,12 @@ export class Session {
     return next;
   }
 
-  /** Stop for good. A sandbox still starting is not waited for: it is removed as soon as it exists. */
-  close(): Promise<void> {
-    return this.#life.close();
+  /**
+   * Stop for good. A sandbox still starting is not waited for: it is removed as soon as it exists.
+   * `leave`: the bridge is shutting down; a sandbox the engine keeps past it is left for another bridge to adopt.
+   */
+  close(opts: { leave?: boolean } = {}): Promise<void> {
+    return this.#life.close(opts);
   }
 
   async #run(req: RunRequest): Promise<RunOutcome> {

@@ -242,9 +242,10 @@ export class Sessions {
     await Promise.all(idle.map((e) => this.#end(e, `idle for more than ${Math.round(ttl / 60_000)} min (MCP_BRIDGE_SESSION_TTL)`)));
   }
 
-  async close(): Promise<void> {
+  /** `leave`: the bridge is shutting down; sandboxes the engine keeps past it are left for another bridge (Session.close). */
+  async close(opts: { leave?: boolean } = {}): Promise<void> {
     if (this.#sweeper) clearInterval(this.#sweeper);
-    await Promise.all([...this.#byHandle.values()].map((e) => e.session.close().catch(() => {})));
+    await Promise.all([...this.#byHandle.values()].map((e) => e.session.close(opts).catch(() => {})));
     this.#byHandle.clear();
     this.#defaults.clear();
   }

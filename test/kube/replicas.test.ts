@@ -11,12 +11,22 @@ import { NAME_LABEL, type Pod } from "../../adapters/kube/sandboxes.ts";
 import { labelKey } from "../../adapters/kube/pod-spec.ts";
 import { SESSION_LABEL } from "../../src/session/container-spec.ts";
 import { codeStarted, SAY_STARTED, startBridge } from "../support/bridge.ts";
+import { waitFor } from "../support/engines.ts";
 import { KUBE_LEASE_SECONDS, KUBE_NAMESPACE, kubeEnv, requireCluster } from "../support/kube.ts";
 
 let api: KubeApi;
 beforeAll(async () => {
   api = await requireCluster();
 });
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const env = { ...kubeEnv(), MCP_BRIDGE_RUNTIME: "kubernetes", MCP_BRIDGE_PREWARM: "0" };
 
@@ -91,6 +101,24 @@ test("a bridge killed outright under load: its sessions go on through the other 
     await b.close();
   }
 }, 180_000);
+
+test("a bridge stopped with SIGTERM (a rolling update) leaves its sessions' pods; a bridge started after it adopts them", async () => {
+  const a = await startBridge(env);
+  const handle = (await a.run("x = 'kept'\n'set'", { session: "new" })).structured.session as string;
+  const { name } = await sandboxOf(handle);
+  process.kill(a.pid, "SIGTERM");
+  expect(await waitFor(async () => !isAlive(a.pid), 20_000)).toBe(true);
+  await a.close().catch(() => {});
+  const b = await startBridge(env);
+  try {
+    const r = await b.run("x", { session: handle });
+    expect(r.isError).toBe(false);
+    expect(r.structured.value).toBe("'kept'");
+    expect((await sandboxOf(handle)).name).toBe(name);
+  } finally {
+    await b.close();
+  }
+}, 120_000);
 
 test("a handle no bridge's sandbox carries is still SessionNotFound (nothing is adopted)", async () => {
   const b = await startBridge(env);
