@@ -18,6 +18,7 @@ set -euo pipefail
 KUBE_VERSION="${KUBE_VERSION:-v1.32.13}"
 AGENT_SANDBOX_VERSION="${AGENT_SANDBOX_VERSION:-v0.5.6}"
 NETWORK_POLICIES_VERSION="${NETWORK_POLICIES_VERSION:-v0.8.0}"
+GVISOR_VERSION="${GVISOR_VERSION:-v0.0.0-20260905035102-160fafc42237}"
 KUBE_CACHE="${KUBE_CACHE:-/var/cache/mcp-code-exec/kube}"
 BIN="$KUBE_CACHE/$KUBE_VERSION/bin"
 COMMANDS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
@@ -118,7 +119,40 @@ build_module() {
   cp -f "$dir/bin/$name" "$BIN/$name.new" && mv -f "$BIN/$name.new" "$BIN/$name"
 }
 
+# gVisor's containerd shim and a runsc of the same commit. Debian's runsc (2022) comes without the shim,
+# and under the runc shim a runsc container's stdin is never connected (no attach). gvisor.dev/gvisor's
+# `go` branch is the Go-buildable one; the proxy serves it only as a pseudo-version (no tags, no branch
+# queries), so the version is pinned here. Cold: 2m50s on 2 busy cores.
+build_gvisor() {
+  local dir="$KUBE_CACHE/gvisor-$GVISOR_VERSION" key="gvisor.dev/gvisor@$GVISOR_VERSION $LDFLAGS_BASE oom-patch" started=$SECONDS
+  up_to_date "$dir/bin" "$key" containerd-shim-runsc-v1 runsc && { echo "$dir/bin"; return; }
+  mkdir -p "$dir/src" "$dir/bin"
+  cd "$dir/src"
+  printf 'module mcp-code-exec.local/gvisor-build\n\ngo %s\n\nrequire gvisor.dev/gvisor %s\n' "$(go env GOVERSION | sed 's/^go//')" "$GVISOR_VERSION" > go.mod
+  log "building gVisor's runsc and containerd-shim-runsc-v1 ($GVISOR_VERSION)"
+  # The shim lowers its own oom_score_adj to -999, which needs CAP_SYS_RESOURCE; root on hosts like this
+  # one (and in many CI sandboxes) lacks it, and the shim then refuses to start any pod. containerd's own
+  # runc shim is told to skip that (restrict_oom_score_adj, kube-up.sh); gVisor's shim has no such
+  # setting, so it is built from a copy of the module (71 MB, in the cache) whose shim goes on when the
+  # kernel says no: one line of pkg/shim/v1/manager.go.
+  go mod download gvisor.dev/gvisor || return 1
+  local upstream; upstream="$(go list -m -f '{{.Dir}}' gvisor.dev/gvisor)" || return 1
+  rm -rf "$dir/src/gvisor" && cp -r "$upstream" "$dir/src/gvisor" && chmod -R u+w "$dir/src/gvisor" || return 1
+  local manager="$dir/src/gvisor/pkg/shim/v1/manager.go"
+  grep -q 'sys.SetOOMScore(cmd.Process.Pid, oomScoreMax); err != nil {' "$manager" || { log "gVisor's shim changed: its oom_score_adj patch no longer applies"; return 1; }
+  sed -i 's/sys.SetOOMScore(cmd.Process.Pid, oomScoreMax); err != nil {/sys.SetOOMScore(cmd.Process.Pid, oomScoreMax); err != nil \&\& !os.IsPermission(err) {/' "$manager"
+  printf 'replace gvisor.dev/gvisor => ./gvisor\n' >> go.mod
+  # (errexit does not reach into this function: it runs as an `if` condition)
+  go build -trimpath -ldflags "$LDFLAGS_BASE" -o "$dir/bin/" gvisor.dev/gvisor/shim gvisor.dev/gvisor/runsc || return 1
+  mv -f "$dir/bin/shim" "$dir/bin/containerd-shim-runsc-v1" || return 1
+  echo "$key" > "$dir/bin/.built"
+  log "gVisor built in $((SECONDS - started)) s"
+  echo "$dir/bin"
+}
+
 build_kubernetes
+# gVisor is optional for the cluster: a failed build leaves gVisor pods unavailable, not the cluster.
+if gvisor_bin="$(build_gvisor)"; then ln -sfn "$gvisor_bin" "$KUBE_CACHE/gvisor"; else log "gVisor's shim did not build: gVisor pods will not run (see above)"; fi
 build_module agent-sandbox-controller sigs.k8s.io/agent-sandbox "$AGENT_SANDBOX_VERSION" sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller
 build_module kube-network-policies sigs.k8s.io/kube-network-policies "$NETWORK_POLICIES_VERSION" sigs.k8s.io/kube-network-policies/cmd
 echo "$BIN"

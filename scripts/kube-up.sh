@@ -208,14 +208,40 @@ start scheduler "$BIN/kube-scheduler" --kubeconfig "$STATE/scheduler.kubeconfig"
   --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --leader-elect=false --profiling=false
 
 # --- containerd (its own root, state and socket: dockerd's containerd is another one) ---------------
-# gVisor: Debian's runsc has no containerd shim of its own, so runsc runs under the runc shim as the
-# OCI runtime binary (as dockerd runs it), wrapped to add --network=none: a sandbox pod under gVisor
-# has no network at all, whatever the CNI gave its namespace.
 mkdir -p "$STATE/bin" "$STATE/cni/net.d" "$RUN/containerd"
-printf '#!/bin/sh\nexec /usr/bin/runsc --network=none "$@"\n' > "$STATE/bin/runsc-no-network"
 # A pod spec has no ulimits: runc is wrapped to set them in each container's OCI spec.
 install -m 0755 scripts/kube/runc-limited "$STATE/bin/runc-limited"
-chmod 0755 "$STATE/bin/runsc-no-network" "$STATE/bin/runc-limited"
+# gVisor: its containerd shim (containerd-shim-runsc-v1) and runsc, built by kube-build.sh from the
+# module proxy (Debian's runsc has no shim). runsc runs with --network=none (a sandbox pod under gVisor
+# has no network at all, whatever the CNI gave its namespace) and --oci-seccomp (the pod's seccomp
+# profile applies inside gVisor too, as podman and docker run it).
+GVISOR_BIN="$(dirname "$BIN")/../gvisor"
+GVISOR_BIN="$(readlink -f "$GVISOR_BIN" 2>/dev/null || true)"
+if [ -n "$GVISOR_BIN" ] && [ -x "$GVISOR_BIN/containerd-shim-runsc-v1" ] && [ -x "$GVISOR_BIN/runsc" ]; then
+  cat > "$STATE/runsc.toml" <<TOML
+binary_name = "$STATE/bin/runsc-limited"
+root = "$RUN/runsc"
+[runsc_config]
+  network = "none"
+  oci-seccomp = "true"
+TOML
+  # The same ulimits as runc's pods (runc-limited), in each container's OCI spec, which runsc applies.
+  sed "s#^exec /usr/sbin/runc #exec $GVISOR_BIN/runsc #" scripts/kube/runc-limited > "$STATE/bin/runsc-limited"
+  chmod 0755 "$STATE/bin/runsc-limited"
+  RUNSC_RUNTIME="runtime_type = \"io.containerd.runsc.v1\"
+      [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runsc.options]
+        TypeUrl = \"io.containerd.runsc.v1.options\"
+        ConfigPath = \"$STATE/runsc.toml\""
+  # containerd 1.6 cannot read the shim's JSON start output: a wrapper in front of it gives the address.
+  mkdir -p "$STATE/gvisor"
+  ln -sf "$GVISOR_BIN/containerd-shim-runsc-v1" "$STATE/gvisor/containerd-shim-runsc-v1.real"
+  install -m 0755 scripts/kube/shim-address "$STATE/gvisor/containerd-shim-runsc-v1"
+  CONTAINERD_PATH="$STATE/gvisor:$PATH"
+else
+  log "no gVisor shim in the cache (kube-build.sh could not build it): gVisor pods will not run"
+  RUNSC_RUNTIME='runtime_type = "io.containerd.runsc.v1"'
+  CONTAINERD_PATH="$PATH"
+fi
 cat > "$STATE/containerd.toml" <<TOML
 version = 2
 root = "$STATE/containerd"
@@ -244,15 +270,20 @@ state = "$RUN/containerd"
         SystemdCgroup = false
         BinaryName = "$STATE/bin/runc-limited"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
-        SystemdCgroup = false
-        BinaryName = "$STATE/bin/runsc-no-network"
+      $RUNSC_RUNTIME
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$STATE/cni/net.d"
 TOML
-start containerd containerd --config "$STATE/containerd.toml"
+# A changed config (a gVisor shim built since, a new version of this script) needs containerd restarted;
+# the pods' shims outlive it.
+containerd_sum="$( (cat "$STATE/containerd.toml"; echo "$CONTAINERD_PATH") | sha256sum | cut -c1-16)"
+if running containerd && [ "$(cat "$RUN/containerd.config-sum" 2>/dev/null)" != "$containerd_sum" ]; then
+  log "containerd's config changed: restarting it"
+  stop_one containerd
+fi
+start containerd env PATH="$CONTAINERD_PATH" containerd --config "$STATE/containerd.toml"
+echo "$containerd_sum" > "$RUN/containerd.config-sum"
 CTR=(ctr --address "$CONTAINERD_SOCK" --namespace k8s.io)
 wait_for containerd 60 "${CTR[@]}" version
 

@@ -28,11 +28,18 @@ interface Config {
   only?: string[];
 }
 /**
- * The kubernetes engine on the test cluster (scripts/kube-up.sh), runc pods. Its gVisor pods cannot
- * run here yet: Debian's runsc has no containerd shim, and under the runc shim a runsc container's
- * stdin is never connected (docs/kubernetes.md).
+ * The kubernetes engine on the test cluster (scripts/kube-up.sh): runc pods, and gVisor pods (the
+ * RuntimeClass gvisor, run by gVisor's containerd shim that scripts/kube-build.sh builds).
  */
-const KUBE: Config[] = (process.env.MCP_TEST_KUBE ?? "1") !== "0" ? [{ name: "kubernetes", engine: "kubernetes", env: kubeEnv() }] : [];
+const KUBE: Config[] =
+  (process.env.MCP_TEST_KUBE ?? "1") !== "0"
+    ? [
+        { name: "kubernetes", engine: "kubernetes", env: kubeEnv() },
+        ...(GVISOR
+          ? [{ name: "kubernetes+gVisor", engine: "kubernetes", env: kubeEnv({ MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" }) }]
+          : []),
+      ]
+    : [];
 const CONFIGS: Config[] = [
   ...KUBE,
   ...ENGINES.flatMap((engine): Config[] => [
