@@ -71,7 +71,7 @@ if [ "${1:-up}" = down ]; then
   for c in "${COMPONENTS[@]}"; do stop_one "$c"; done
   log "stopped (state kept in $STATE; pods' containers end with containerd's shims below)"
   # The pods' shims outlive containerd: end the ones under our containerd's state folder only.
-  for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $CONTAINERD_SOCK" || true); do kill -9 "$pid" 2>/dev/null || true; done
+  for pid in $(pgrep -f "containerd-shim-run(c-v2|sc-v1) .*-address $CONTAINERD_SOCK" || true); do kill -9 "$pid" 2>/dev/null || true; done
   exit 0
 fi
 
