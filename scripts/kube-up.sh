@@ -174,10 +174,12 @@ wait_for() { # what seconds command...
 }
 
 # The pods' bridge, made here (not by the CNI plugin at the first pod) so the API server can listen on it.
+# (Its address is looked for in ip's whole output, not through `| grep -q`: under pipefail grep's early
+# exit can fail the pipeline with SIGPIPE, and the address was then added twice: "Address already assigned".)
 if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
   ip link add "$BRIDGE" type bridge
 fi
-ip addr show dev "$BRIDGE" | grep -q "$BRIDGE_IP/" || ip addr add "$BRIDGE_IP/24" dev "$BRIDGE"
+[[ "$(ip addr show dev "$BRIDGE")" == *"inet $BRIDGE_IP/"* ]] || ip addr add "$BRIDGE_IP/24" dev "$BRIDGE"
 ip link set "$BRIDGE" up
 
 start etcd etcd --name mcp-kube --data-dir "$STATE/etcd" \
@@ -285,10 +287,13 @@ fi
 start containerd env PATH="$CONTAINERD_PATH" containerd --config "$STATE/containerd.toml"
 echo "$containerd_sum" > "$RUN/containerd.config-sum"
 CTR=(ctr --address "$CONTAINERD_SOCK" --namespace k8s.io)
+# Whether containerd has image $1. (Not `ctr ... | grep -q`: under pipefail, grep leaving at the first
+# match can end ctr with SIGPIPE and the pipeline then fails, as `ip addr show | grep -q` did.)
+has_image() { local all; all="$("${CTR[@]}" images ls -q)" && grep -qxF "$1" <<<"$all"; }
 wait_for containerd 60 "${CTR[@]}" version
 
 # --- images (no registry: built here and imported) ---------------------------------------------------
-if ! "${CTR[@]}" images ls -q | grep -qx "$PAUSE_IMAGE"; then
+if ! has_image "$PAUSE_IMAGE"; then
   log "building and importing $PAUSE_IMAGE"
   tmp="$(mktemp -d)"
   gcc -static -Os -o "$tmp/pause" scripts/kube/pause.c && strip "$tmp/pause"
@@ -308,7 +313,7 @@ import_image() { # name as podman knows it
   want_id="$(podman image inspect --format '{{.Id}}' "$name" 2>/dev/null)" ||
     die "podman has no image $name: run \`bash scripts/setup.sh\` (it builds the sandbox images), or set KUBE_UP_SANDBOX_IMAGES to images podman has"
   idfile="$STATE/image-$(echo "$ref" | tr '/:' '__').id"
-  if [ "$(cat "$idfile" 2>/dev/null)" != "$want_id" ] || ! "${CTR[@]}" images ls -q | grep -qx "$ref"; then
+  if [ "$(cat "$idfile" 2>/dev/null)" != "$want_id" ] || ! has_image "$ref"; then
     log "importing $name into the cluster's containerd as $ref"
     local tmp; tmp="$(mktemp -d)"
     podman save -q --format oci-archive -o "$tmp/image.tar" "$name" >/dev/null
@@ -463,7 +468,7 @@ if [ ! -x dist/mcp-code-exec ] || [ -n "$(find src adapters entrypoint package.j
   bun run build >/dev/null
 fi
 bridge_sum="$(sha256sum dist/mcp-code-exec | cut -c1-16)"
-if [ "$(cat "$STATE/bridge-image.sum" 2>/dev/null)" != "$bridge_sum" ] || ! "${CTR[@]}" images ls -q | grep -qx "$BRIDGE_REF"; then
+if [ "$(cat "$STATE/bridge-image.sum" 2>/dev/null)" != "$bridge_sum" ] || ! has_image "$BRIDGE_REF"; then
   log "importing the bridge image ($BRIDGE_REF)"
   tmp="$(mktemp -d)"
   files=("dist/mcp-code-exec:/usr/local/bin/mcp-code-exec")
