@@ -176,6 +176,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
           installer: getInstaller(),
         }),
         installer: getInstaller(),
+        startServers: (names) => scope.pool().warm(names),
         metrics,
         policy,
         serverBlocked: (name) => scope.pool().blocked(name)?.message,

@@ -56,6 +56,11 @@ export interface SessionDeps {
   log: Logger;
   /** Answers requests from the session's sandbox code (tool calls, discovery). */
   requests?: RequestHandler;
+  /**
+   * Start these upstream servers now: a run that names them starts them while its sandbox starts,
+   * rather than when its code first reaches them. Failures are heard by that first use.
+   */
+  startServers?: (names: readonly string[]) => void;
   /** Every configured server as {name, alias}, sent with each run so proxies can be named. */
   discovered?: () => Array<{ name: string; alias: string }>;
   /** Limits on what runs may do; none when absent. */
@@ -200,6 +205,8 @@ export class Session {
     const { config, log } = this.#deps;
     const started = performance.now();
     const notes: string[] = [];
+    // Everything the run needs starts at once: its servers while its sandbox starts (or is reset).
+    if (req.servers?.length && !req.signal?.aborted) this.#deps.startServers?.(req.servers);
     if (req.reset) {
       await this.#life.reset("reset requested");
       notes.push("Session reset: this run started in a fresh interpreter.");
