@@ -121,9 +121,11 @@ export class Session {
     return this.#loaded;
   }
 
-  /** Start the sandbox in the background so the first call does not pay for it. */
-  warm(): void {
-    this.#life.warm((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
+  /** Start the sandbox in the background so the first call does not pay for it; settles when that start ends. */
+  warm(): Promise<void> {
+    return this.#life.warm((err) =>
+      this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }),
+    );
   }
 
   /** Runs are serialised: a session is one interpreter. */

@@ -5,12 +5,14 @@
  * and the bridge goes on serving. Real engines, a real upstream from npm (server-everything), the
  * compiled bridge under the SDK's client. Which came first is read from the bridge's own log.
  */
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge } from "../support/bridge.ts";
-import { ENGINES, ROOT } from "../support/env.ts";
+import { fileSays } from "../support/events.ts";
+import { BINARY } from "../support/binary.ts";
+import { bridgeEnv, ENGINES, ROOT } from "../support/env.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
@@ -20,6 +22,9 @@ function homeWithServers(servers: Record<string, unknown>): string {
   writeFileSync(join(home, ".config", "mcp", "servers", "s.json"), JSON.stringify({ mcpServers: servers }));
   return home;
 }
+
+/** How many lines of the log say `what`. */
+const count = (stderr: string, what: string) => stderr.split("\n").filter((l) => l.includes(what)).length;
 
 /** How often the log says `server` was started. */
 const starts = (stderr: string, server: string) =>
@@ -53,6 +58,103 @@ describe.each(ENGINES)("a first call with servers on %s", (engine) => {
     }
   });
 });
+
+describe.each(ENGINES)("the first sandbox on %s starts before the rest of the bridge has loaded", (engine) => {
+  // A state dir where an earlier start left its startup check's answer, as on every start but a machine's
+  // first: the opening is answered at once, and the rest of the bridge loads after it.
+  const state = mkdtempSync(join(tmpdir(), "mcx-first-state-"));
+  beforeAll(async () => {
+    const first = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: state });
+    await fileSays(join(state, "readiness.json"), (text) => text.includes(engine));
+    await first.close();
+  });
+
+  test("a prewarm started at initialize is the sandbox of a call that comes at once", async () => {
+    const bridge = await startBridge({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_LOG_LEVEL: "DEBUG", MCP_BRIDGE_STATE_DIR: state });
+    try {
+      // At once: the client's connect() returns with initialize answered and `initialized` sent.
+      expect((await bridge.run("print('at once')")).text).toContain("at once");
+      const log = bridge.stderr();
+      expect(log).toContain("starting the first sandbox while the bridge loads why=prewarm");
+      // Begun before the bridge had made its sessions (the prewarm used to begin there, at `initialized`).
+      expect(log.indexOf("starting the first sandbox while the bridge loads")).toBeLessThan(log.indexOf("session opened"));
+      // One sandbox, used by the call: it was the first run in it.
+      expect(count(log, "starting sandbox ")).toBe(1);
+      expect(count(log, "session opened")).toBe(1);
+      expect(log).toMatch(/run trace .*first_in_sandbox=true/);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  test("with prewarm off, a call that comes with the opening starts its own sandbox at once, and the next call uses it", async () => {
+    // Raw JSON-RPC, all three messages in one write: the call is there before the rest of the bridge has loaded.
+    const proc = Bun.spawn([BINARY], {
+      env: bridgeEnv({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_LOG_LEVEL: "DEBUG", MCP_BRIDGE_STATE_DIR: state }),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const call = (id: number, code: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "run_python", arguments: { code } },
+    });
+    const opening = [
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      call(1, "print('first')"),
+    ];
+    proc.stdin.write(`${opening.map((m) => JSON.stringify(m)).join("\n")}\n`);
+    await proc.stdin.flush();
+    const lines = answers(proc.stdout);
+    try {
+      expect(await lines.answerTo(1)).toContain("first");
+      proc.stdin.write(`${JSON.stringify(call(2, "print('second')"))}\n`);
+      await proc.stdin.flush();
+      expect(await lines.answerTo(2)).toContain("second");
+    } finally {
+      proc.stdin.end();
+      await proc.exited;
+    }
+    const log = await new Response(proc.stderr).text();
+    expect(log).toContain("starting the first sandbox while the bridge loads why=call");
+    expect(log.indexOf("starting the first sandbox while the bridge loads")).toBeLessThan(log.indexOf("session opened"));
+    expect(count(log, "starting sandbox ")).toBe(1);
+    expect(count(log, "session opened")).toBe(1);
+  });
+});
+
+/** The answers on a bridge's stdout, by request id (the JSON-RPC response's text). */
+function answers(stdout: ReadableStream<Uint8Array>) {
+  const reader = stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const seen = new Map<number, string>();
+  return {
+    async answerTo(id: number): Promise<string> {
+      while (!seen.has(id)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the bridge closed its stdout before answering request ${id}`);
+        buffered += decoder.decode(value, { stream: true });
+        let nl: number;
+        while ((nl = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          const m = JSON.parse(line) as { id?: number };
+          if (typeof m.id === "number") seen.set(m.id, line);
+        }
+      }
+      return seen.get(id)!;
+    },
+  };
+}
 
 describe("an upstream that fails to start while the first call's sandbox starts", () => {
   test("the call hears the same clear error it heard when the code started it, the server is started once, and the bridge keeps serving", async () => {
