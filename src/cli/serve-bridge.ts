@@ -7,7 +7,7 @@ import { createApp, VERSION } from "../app.ts";
 import type { Config } from "../config/env.ts";
 import type { Discovery } from "../config/servers.ts";
 import type { Logger } from "../log.ts";
-import type { Policy } from "../policy.ts";
+import { serverRefusal, type Policy } from "../policy.ts";
 import { reapOrphans } from "../reaper.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
@@ -51,7 +51,12 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const { config, log, discovery, front } = start;
   const early = await start.early?.()?.catch(() => undefined);
   const app = createApp(process.env, process.cwd(), { config, log, discovery, policy: start.policy, core: early?.core });
-  early?.bind(app.localSessionDeps());
+  const upstream = app.localSessionDeps();
+  early?.bind(upstream);
+  // The servers the first call names start now, not once it has reached its session: the servers the
+  // user has not approved or the policy refuses are left out, as the call's own checks would.
+  const allowed = (early?.servers ?? []).filter((s) => !upstream.serverBlocked?.(s) && !serverRefusal(start.policy, s));
+  if (allowed.length) upstream.startServers?.(allowed);
   const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
   const sessions = new Sessions({
     // The local user's first session may have been made (its sandbox started) while this loaded.

@@ -23,6 +23,8 @@ export interface EarlySession {
    * start's own steps before the engine runs would wait behind it.
    */
   readonly spawned: Promise<void>;
+  /** The servers the call that started it names: the bridge starts them as soon as it can (once allowed). */
+  readonly servers: readonly string[];
   /** The session, once (the connection's default takes it); undefined after. */
   take(): Session | undefined;
   /** What the session gets from the upstream servers, now that the app has them. */
@@ -37,7 +39,7 @@ const SPAWN_WAIT_MS = 150;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** Make the local user's first session and start its sandbox in the background. */
-export function startEarly(made: Required<CoreMade>, why: "prewarm" | "call"): EarlySession {
+export function startEarly(made: Required<CoreMade>, why: "prewarm" | "call", servers: readonly string[] = []): EarlySession {
   const core = createCore(process.env, process.env.HOME || homedir(), made);
   core.log.debug("starting the first sandbox while the bridge loads", { why });
   // Exit paths before the bridge has loaded (a client gone at once) still leave no container.
@@ -65,6 +67,7 @@ export function startEarly(made: Required<CoreMade>, why: "prewarm" | "call"): E
   let taken = false;
   return {
     core,
+    servers,
     spawned: Promise.race([engineRan, warmed, sleep(SPAWN_WAIT_MS)]),
     take() {
       if (taken) return undefined;

@@ -99,8 +99,9 @@ export async function serve(): Promise<void> {
   front.onclose = () => void shutdown("transport closed");
   front.onrequest = (request) => {
     if (early || earlyTaken || shuttingDown || !startsEarly(request, config.prewarm)) return;
+    const servers = request.method === "initialize" ? [] : callServers(request);
     early = import("./serve-early.ts").then((m) =>
-      m.startEarly({ config, log, policy }, request.method === "initialize" ? "prewarm" : "call"),
+      m.startEarly({ config, log, policy }, request.method === "initialize" ? "prewarm" : "call", servers),
     );
     early.catch((err) => log.warn("the first sandbox could not be started early", { error: renderError(err) }));
   };
@@ -169,4 +170,10 @@ function startsEarly(request: { method: string; params?: unknown }, prewarm: boo
   if (params?.name !== "run_python") return false;
   const args = params.arguments;
   return typeof args === "object" && args !== null && (args.session === undefined || args.session === "") && args.reset !== true;
+}
+
+/** The servers a run_python call names (strings only; the bridge checks them again when it handles the call). */
+function callServers(request: { params?: unknown }): string[] {
+  const servers = (request.params as { arguments?: { servers?: unknown } } | undefined)?.arguments?.servers;
+  return Array.isArray(servers) ? servers.filter((s): s is string => typeof s === "string").slice(0, 64) : [];
 }

@@ -88,48 +88,96 @@ describe.each(ENGINES)("the first sandbox on %s starts before the rest of the br
   });
 
   test("with prewarm off, a call that comes with the opening starts its own sandbox at once, and the next call uses it", async () => {
-    // Raw JSON-RPC, all three messages in one write: the call is there before the rest of the bridge has loaded.
-    const proc = Bun.spawn([BINARY], {
-      env: bridgeEnv({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_LOG_LEVEL: "DEBUG", MCP_BRIDGE_STATE_DIR: state }),
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const call = (id: number, code: string) => ({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "run_python", arguments: { code } },
-    });
-    const opening = [
-      {
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      call(1, "print('first')"),
-    ];
-    proc.stdin.write(`${opening.map((m) => JSON.stringify(m)).join("\n")}\n`);
-    await proc.stdin.flush();
-    const lines = answers(proc.stdout);
+    const bridge = rawBridge(
+      { MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: state },
+      { code: "print('first')" },
+    );
     try {
-      expect(await lines.answerTo(1)).toContain("first");
-      proc.stdin.write(`${JSON.stringify(call(2, "print('second')"))}\n`);
-      await proc.stdin.flush();
-      expect(await lines.answerTo(2)).toContain("second");
+      expect(await bridge.answerTo(1)).toContain("first");
+      bridge.send(call(2, { code: "print('second')" }));
+      expect(await bridge.answerTo(2)).toContain("second");
     } finally {
-      proc.stdin.end();
-      await proc.exited;
+      await bridge.end();
     }
-    const log = await new Response(proc.stderr).text();
+    const log = bridge.log();
     expect(log).toContain("starting the first sandbox while the bridge loads why=call");
     expect(log.indexOf("starting the first sandbox while the bridge loads")).toBeLessThan(log.indexOf("session opened"));
     expect(count(log, "starting sandbox ")).toBe(1);
     expect(count(log, "session opened")).toBe(1);
   });
+
+  test("the servers such a call names start as soon as the bridge has loaded, except one the policy denies", async () => {
+    const home = homeWithServers({
+      everything: { command: "node", args: [EVERYTHING] },
+      denied: { command: "node", args: [EVERYTHING] },
+    });
+    const bridge = rawBridge(
+      { HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: state, MCP_BRIDGE_DENY_SERVERS: "denied" },
+      { code: "(await mcp_everything.echo(message='early'))", servers: ["everything", "denied"] },
+    );
+    try {
+      // The call itself is refused: it names a server the policy denies.
+      expect(await bridge.answerTo(1)).toContain('server denied matches \\"denied\\"');
+      bridge.send(call(2, { code: "(await mcp_everything.echo(message='early'))", servers: ["everything"] }));
+      expect(await bridge.answerTo(2)).toContain("Echo: early");
+    } finally {
+      await bridge.end();
+    }
+    const log = bridge.log();
+    // Started before the first call reached its session (the bridge had loaded, the call not handled yet).
+    expect(log.indexOf("starting upstream server server=everything")).toBeGreaterThan(-1);
+    expect(log.indexOf("starting upstream server server=everything")).toBeLessThan(log.indexOf("session opened"));
+    expect(starts(log, "everything")).toBe(1);
+    expect(starts(log, "denied")).toBe(0);
+  });
 });
+
+const call = (id: number, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "run_python", arguments: args },
+});
+
+/**
+ * The compiled bridge over raw JSON-RPC, its opening and a first call (id 1) written at once: the call
+ * is there before the rest of the bridge has loaded. DEBUG log kept for reading once it ends.
+ */
+function rawBridge(env: Record<string, string>, first: Record<string, unknown>) {
+  const proc = Bun.spawn([BINARY], {
+    env: bridgeEnv({ ...env, MCP_BRIDGE_LOG_LEVEL: "DEBUG" }),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const send = (...messages: unknown[]) => {
+    proc.stdin.write(`${messages.map((m) => JSON.stringify(m)).join("\n")}\n`);
+    void proc.stdin.flush();
+  };
+  send(
+    {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    call(1, first),
+  );
+  const replies = answers(proc.stdout);
+  let stderr = "";
+  const stderrRead = new Response(proc.stderr).text().then((t) => (stderr = t));
+  return {
+    send,
+    answerTo: replies.answerTo,
+    async end() {
+      proc.stdin.end();
+      await proc.exited;
+      await stderrRead;
+    },
+    log: () => stderr,
+  };
+}
 
 /** The answers on a bridge's stdout, by request id (the JSON-RPC response's text). */
 function answers(stdout: ReadableStream<Uint8Array>) {
