@@ -69,7 +69,7 @@ const viaBridge = async (b: Awaited<ReturnType<typeof startBridge>>, n: number):
     arguments: {
       code: `import asyncio, time\nt0 = time.perf_counter()\nawait asyncio.gather(*[mcp_everything.echo(message='x') for _ in range(${n})])\n(time.perf_counter() - t0) * 1000`,
       servers: ["everything"],
-      timeout: 300,
+      timeout: 120,
     },
   });
   const call = performance.now() - t0;

@@ -154,8 +154,22 @@ if (only.has("cold")) {
       add("flags", await engineRunOnce(flagged));
       for (const [name, bin] of builds) {
         const cold = await startBridge(bin, env("0"));
-        add(`${name} cold`, await cold.call());
-        traces.push(...(name === "ours" ? cold.lines.filter((l) => l.msg === "sandbox start trace") : []));
+        const coldMs = await cold.call();
+        add(`${name} cold`, coldMs);
+        if (name === "ours") {
+          const trace = cold.lines.find((l) => l.msg === "sandbox start trace");
+          const arrived = cold.lines.find((l) => l.msg === "tools/call arrived");
+          const run = cold.lines.find((l) => l.msg === "run trace");
+          if (trace) traces.push(trace);
+          if (trace && arrived && run) {
+            // The call's milliseconds in the bridge's own clock: before the start began, the start, the run; the rest is the
+            // client's and the pipes' (the request reaching the bridge, the answer reaching the client).
+            const before = Number(trace.at_ms) - Number(arrived.at_ms);
+            add("split before start", before);
+            add("split run", Number(run.exec_ms));
+            add("split rest", coldMs - before - Number(trace.total_ms) - Number(run.exec_ms));
+          }
+        }
         await cold.close();
 
         const immediate = await startBridge(bin, env("1"));
@@ -187,6 +201,12 @@ if (only.has("cold")) {
       console.log(row(`${name}:   the same minus a warm call`, summarize(s[`${name} after ready - warm`]!)));
     }
     if (traces.length) console.log(`  where the cold start went (medians, ms, of ${traces.length} traces): ${breakdown(traces)}`);
+    if (s["split run"]) {
+      const m = (k: string) => fmt(summarize(s[k]!).median);
+      console.log(
+        `  where the cold call went (ours, medians, ms): the call arrived -> the start began ${m("split before start")}, the start (above) ${fmt(summarize(traces.map((t) => Number(t.total_ms))).median)}, the run ${m("split run")}, the rest (the request and the answer through the client and the pipes) ${m("split rest")}`,
+      );
+    }
     if (traces.length) {
       const start = summarize(traces.map((t) => Number(t.total_ms))).median;
       for (const [name] of builds) {

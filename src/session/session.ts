@@ -360,6 +360,7 @@ export class Session {
       engine: adapter.name,
       name: box.name,
       total_ms: trace.totalMs,
+      at_ms: trace.atMs,
       ...trace.facts,
       ...prefixed("ms_", trace.phases),
     });
