@@ -99,8 +99,7 @@ export async function serve(): Promise<void> {
   front.onclose = () => void shutdown("transport closed");
   front.onrequest = (request) => {
     // When the first call arrived, in the process's own time: where its milliseconds went (bench/latency.ts).
-    if (request.method === "tools/call" && !earlyTaken)
-      log.debug("tools/call arrived", { at_ms: Math.round(performance.now() * 10) / 10 });
+    if (request.method === "tools/call" && !earlyTaken) log.debug("tools/call arrived", { at_ms: Math.round(performance.now() * 10) / 10 });
     if (early || earlyTaken || shuttingDown || !startsEarly(request, config.prewarm)) return;
     const servers = request.method === "initialize" ? [] : callServers(request);
     early = import("./serve-early.ts").then((m) =>

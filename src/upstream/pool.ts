@@ -160,7 +160,7 @@ export class UpstreamPool {
         continue;
       }
       if (!this.entry(name) || this.blocked(name)) continue;
-      this.server(name)!.warm({ listTools: !this.knownTools(name) });
+      void this.server(name)!.warm({ listTools: !this.knownTools(name) });
     }
   }
 

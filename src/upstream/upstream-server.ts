@@ -304,12 +304,13 @@ export class UpstreamServer {
    * start that fails is not made twice: the use it was made for hears the same failure, as if it had
    * started the server itself (unless a use joined the start and heard it already). `listTools`: its
    * tool list is fetched too once it is up (what a run's proxies ask first, when no cache has it).
+   * Settles (never rejects) once the start has ended and its failure, if any, is kept.
    */
-  warm(opts: { listTools?: boolean } = {}): void {
-    if (this.#closed || this.#client || this.#connecting || (this.#held && Date.now() < this.#held.until)) return;
+  warm(opts: { listTools?: boolean } = {}): Promise<void> {
+    if (this.#closed || this.#client || this.#connecting || (this.#held && Date.now() < this.#held.until)) return Promise.resolve();
     const warming = { promise: this.#connect(), joined: false };
     this.#warming = warming;
-    warming.promise.then(
+    return warming.promise.then(
       () => {
         if (this.#warming === warming) this.#warming = undefined;
         if (opts.listTools) this.listTools().catch(() => {});
