@@ -76,16 +76,15 @@ export function sectionBody(r: {
   ].join("\n");
 }
 
-async function run(report: Report): Promise<string> {
+async function run(report: Report, page: string): Promise<string> {
   const started = new Date();
   const loadBefore = load();
   const t0 = performance.now();
   const proc = Bun.spawn(["bun", ...report.argv], { cwd: ROOT, stdout: "pipe", stderr: "inherit" });
   const [output, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   if (code !== 0) throw new Error(`bun ${report.argv.join(" ")} exited with ${code}; the page is left as it was`);
-  const commit =
-    sh(["git", "rev-parse", "--short", "HEAD"]) +
-    (sh(["git", "status", "--porcelain", "--untracked-files=no"]) ? " (with uncommitted changes)" : "");
+  const dirty = sh(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", `:!${page}`]); // the page itself is not code
+  const commit = sh(["git", "rev-parse", "--short", "HEAD"]) + (dirty ? " (with uncommitted changes)" : "");
   return sectionBody({
     argv: report.argv,
     started,
@@ -117,7 +116,7 @@ if (import.meta.main) {
   }
   for (const r of chosen) {
     console.error(`[report] ${r.name}: bun ${r.argv.join(" ")}`);
-    const body = await run(r);
+    const body = await run(r, values.page);
     writeFileSync(page, withSection(readFileSync(page, "utf8"), r.name, body)); // one at a time: a failure keeps the rest
     console.error(`[report] ${r.name}: written to ${values.page}`);
   }
