@@ -247,7 +247,7 @@ export class Session {
       this.#execExtra(),
       req.onOutput && capStream(req.onOutput, config.outputCap),
     );
-    // Time a person spends answering a question does not count against the run (README: Approvals).
+    // Time a person spends answering a question does not count against the run (docs/approvals.md).
     const deadline = new Deadline(timeoutSec * 1000, timeoutSec * 1000, this.#clock);
     this.#gate.beginRun(id, {
       loaded: this.#loaded,
