@@ -26,6 +26,7 @@ interface Report {
 export const REPORTS: Report[] = [
   { name: "latency", argv: ["bench/latency.ts", "--rounds", "5", "--warm", "1000"], needsBinary: true },
   { name: "proxy", argv: ["bench/proxy.ts", "--calls", "2000"], needsBinary: true },
+  { name: "gathered", argv: ["bench/gathered.ts", "--rounds", "7"], needsBinary: true },
   { name: "rss", argv: ["bench/rss.ts"], needsBinary: true },
   { name: "result-tokens", argv: ["bench/result-tokens.ts"], needsBinary: true },
   { name: "arg-check", argv: ["bench/arg-check.ts"], needsBinary: false },
