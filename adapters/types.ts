@@ -4,6 +4,7 @@
  * docs/engines.md states each member's contract and how to load an adapter from outside the binary.
  */
 import type { BridgeError, EngineUnavailableError } from "../src/errors.ts";
+import type { ChildProcess } from "../src/host/process.ts";
 
 /** Everything needed to start one sandbox container. Engines turn it into their own flags. */
 export interface ContainerSpec {
@@ -103,6 +104,30 @@ export interface RuntimeAdapter {
    * only for a daemon on this very host, sharing its filesystem (not a VM, not a remote endpoint).
    */
   sharesHostSockets?(info: EngineInfo): boolean;
+  /**
+   * Engines reached through an API rather than a CLI (kubernetes): start the sandbox for `spec` and
+   * return its stdin/stdout/stderr as a ChildProcess, with no local process. When present the bridge
+   * uses it instead of spawning runArgv(); runArgv() then only describes the equivalent command.
+   */
+  open?(spec: ContainerSpec): Promise<ChildProcess>;
+  /**
+   * The engine keeps sandboxes past the bridge's exit and ends them itself (kubernetes: each pod's
+   * lease): the bridge does not remove them when it exits, so another replica can adopt them.
+   */
+  readonly keepsSandboxesOnExit?: boolean;
+  /**
+   * Engines whose sandboxes outlive their bridge (kubernetes): attach to the running sandbox whose
+   * labels include all of `labels` (a session's handle and principal), taking over its upkeep (its
+   * lease), so a session goes on through another bridge with its state. Undefined when there is none.
+   * Its interpreter is already running: no entrypoint is sent, and no ready frame comes.
+   */
+  adopt?(labels: Record<string, string>): Promise<{ name: string; child: ChildProcess } | undefined>;
+  /**
+   * The bridge is shutting down and lets sandbox `name` go without removing it (kubernetes: its lease is
+   * no longer renewed, so it ends at its lease unless another bridge adopts it first). The bridge then
+   * closes its attachment.
+   */
+  leave?(name: string): void;
 }
 
 /** What an adapter module exports as its default: options in, an adapter out, nothing run yet. */

@@ -59,8 +59,10 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   if (allowed.length) upstream.startServers?.(allowed);
   const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
   const sessions = new Sessions({
-    // The local user's first session may have been made (its sandbox started) while this loaded.
-    make: (principal) => (principal === LOCAL_PRINCIPAL ? early?.take() : undefined) ?? app.newSession(),
+    // The local user's first session may have been made (its sandbox started) while this loaded; never on
+    // kubernetes (serve.ts), where a sandbox carries its session's identity.
+    make: (principal, handle) =>
+      (principal === LOCAL_PRINCIPAL ? early?.take() : undefined) ?? app.newSession({ identity: { principal, handle } }),
     ttlMs: config.sessionTtlSec * 1000,
     maxPerPrincipal: config.maxSessionsPerUser,
     log,
@@ -80,7 +82,8 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const close = async () => {
     // The stats file says a bridge is running: gone first, whatever the rest of the shutdown meets.
     stopStats();
-    await sessions.close().catch(() => {});
+    // A bridge restarted with the same sessions' handles adopts the pods it left (kubernetes).
+    await sessions.close({ leave: true }).catch(() => {});
     await early?.close().catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});

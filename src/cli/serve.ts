@@ -100,7 +100,8 @@ export async function serve(): Promise<void> {
   front.onrequest = (request) => {
     // When the first call arrived, in the process's own time: where its milliseconds went (bench/latency.ts).
     if (request.method === "tools/call" && !earlyTaken) log.debug("tools/call arrived", { at_ms: Math.round(performance.now() * 10) / 10 });
-    if (early || earlyTaken || shuttingDown || !startsEarly(request, config.prewarm)) return;
+    // Not on kubernetes: its sandboxes are pods named for their session (a handle), made by the bridge.
+    if (early || earlyTaken || shuttingDown || config.engine === "kubernetes" || !startsEarly(request, config.prewarm)) return;
     const servers = request.method === "initialize" ? [] : callServers(request);
     early = import("./serve-early.ts").then((m) =>
       m.startEarly({ config, log, policy }, request.method === "initialize" ? "prewarm" : "call", servers),

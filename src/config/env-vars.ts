@@ -40,7 +40,9 @@ export const ENV_VARS = {
       .string()
       .trim()
       .toLowerCase()
-      .describe("Container engine to use: podman, docker, nerdctl, podman-machine (auto: the first of these that answers)"),
+      .describe(
+        "Container engine to use: podman, docker, nerdctl, podman-machine (auto: the first of these that answers), or kubernetes (never automatic; docs/kubernetes.md)",
+      ),
     shown: "auto",
   },
   MCP_BRIDGE_ADAPTER: {
@@ -189,6 +191,48 @@ export const ENV_VARS = {
       .regex(/^[A-Za-z0-9._/-]+$/, "expected an OCI runtime name or path such as runc or runsc")
       .describe("OCI runtime passed to the engine (runsc = gVisor)"),
     shown: "engine default",
+  },
+  MCP_BRIDGE_KUBE_NAMESPACE: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "expected a Kubernetes namespace name")
+      .describe("kubernetes engine: the namespace sandboxes run in (default: the kubeconfig context's, or the service account's)"),
+    shown: "the context's",
+  },
+  MCP_BRIDGE_KUBE_WARM_POOL: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected the name of a SandboxWarmPool")
+      .describe(
+        "kubernetes engine: the agent-sandbox SandboxWarmPool new sessions claim a ready pod from (runc sandboxes; none: every pod starts cold)",
+      ),
+    shown: "none",
+  },
+  MCP_BRIDGE_KUBE_RUNTIME_CLASS: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected a RuntimeClass name")
+      .describe("kubernetes engine: the RuntimeClass of gVisor pods (MCP_BRIDGE_OCI_RUNTIME=runsc)"),
+    default: "gvisor",
+  },
+  MCP_BRIDGE_KUBE_SECCOMP: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^(RuntimeDefault|[A-Za-z0-9._/-]+\.json)$/, "expected RuntimeDefault or a profile path under the kubelet's seccomp folder")
+      .describe(
+        "kubernetes engine: the sandbox's seccomp profile on the nodes (a Localhost profile; a -gvisor.json twin for gVisor pods), or RuntimeDefault",
+      ),
+    default: "mcp-code-exec/seccomp.json",
+  },
+  MCP_BRIDGE_KUBE_LEASE: {
+    schema: seconds("MCP_BRIDGE_KUBE_LEASE").describe(
+      "kubernetes engine: a sandbox whose bridge stopped renewing it is deleted this long after (agent-sandbox's shutdown time)",
+    ),
+    default: "60",
   },
   MCP_BRIDGE_PREWARM: {
     schema: flag.describe("Start the sandbox in the background once a client initializes"),

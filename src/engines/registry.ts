@@ -14,6 +14,8 @@ export const ADAPTERS: Record<string, () => Promise<{ default: AdapterFactory }>
   docker: () => import("../../adapters/docker.ts"),
   nerdctl: () => import("../../adapters/nerdctl.ts"),
   "podman-machine": () => import("../../adapters/podman-machine.ts"),
+  // Never auto-selected: a cluster is chosen on purpose (MCP_BRIDGE_RUNTIME=kubernetes).
+  kubernetes: () => import("../../adapters/kubernetes.ts"),
 };
 
 /** Auto-selection order: native engines first, a VM that may need starting last. */
@@ -129,6 +131,15 @@ export function engineEnv(env: Record<string, string | undefined>): Record<strin
     "REGISTRY_AUTH_FILE",
     "CONTAINERD_ADDRESS",
     "CONTAINERD_NAMESPACE",
+    // kubernetes: where the cluster is and how the engine uses it (adapters/kubernetes.ts)
+    "KUBECONFIG",
+    "KUBERNETES_SERVICE_HOST",
+    "KUBERNETES_SERVICE_PORT",
+    "MCP_BRIDGE_KUBE_NAMESPACE",
+    "MCP_BRIDGE_KUBE_WARM_POOL",
+    "MCP_BRIDGE_KUBE_RUNTIME_CLASS",
+    "MCP_BRIDGE_KUBE_SECCOMP",
+    "MCP_BRIDGE_KUBE_LEASE",
     "SYSTEMROOT",
     "APPDATA",
     "LOCALAPPDATA",

@@ -56,7 +56,7 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
   const sandboxBytes = parseSize(config.memory);
   const nodeLimit = setting(env, "MCP_BRIDGE_NODE_SANDBOXES");
   const sessions = new Sessions({
-    make: (principal) => app.principal(principal).newSession(),
+    make: (principal, handle) => app.principal(principal).newSession({ identity: { principal, handle } }),
     ttlMs: config.sessionTtlSec * 1000,
     maxPerPrincipal: userSandboxes(config.maxSessionsPerUser, setting(env, "MCP_BRIDGE_USER_MEMORY"), sandboxBytes),
     maxTotal: nodeLimit ? { count: nodeLimit, why: "MCP_BRIDGE_NODE_SANDBOXES" } : nodeSandboxes(sandboxBytes),
@@ -139,7 +139,8 @@ export async function serveHttp(opts: ServeHttpOptions = {}): Promise<void> {
     (hardStop as { unref?: () => void }).unref?.();
     await server.stop().catch(() => {});
     await endpoint?.close().catch(() => {});
-    await sessions.close().catch(() => {});
+    // A replica going away (a rolling update, a scale-down) leaves its sessions' pods to the others.
+    await sessions.close({ leave: true }).catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
     process.exit(code);

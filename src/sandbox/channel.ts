@@ -40,6 +40,11 @@ export interface ChannelDeps {
   onRpc?: (frame: RpcFrame) => Promise<unknown>;
   /** Stop the sandbox: it floods the bridge or stopped reading (`reportLoss` as in Sandbox.kill). */
   stop: (reason: string, opts?: { reportLoss?: boolean }) => void;
+  /**
+   * The first run's id (1 unless said). An adopted sandbox (Sandbox.adopt) may still be running a run of
+   * the bridge that held it before: its ids start far from that bridge's, so its results match none of ours.
+   */
+  firstRunId?: number;
 }
 
 export class FrameChannel {
@@ -64,6 +69,7 @@ export class FrameChannel {
   constructor(child: ChildProcess, deps: ChannelDeps) {
     this.#child = child;
     this.#deps = deps;
+    this.#nextRun = deps.firstRunId ?? 1;
     this.#ready.promise.catch(() => {});
     this.#budget = new FrameBudget((reason) => {
       deps.log.warn("stopping a sandbox that floods the bridge", { name: deps.name, reason });
@@ -107,6 +113,12 @@ export class FrameChannel {
 
   interrupt(id: number): void {
     this.#send({ t: "interrupt", id });
+  }
+
+  /** The sandbox was ready before we attached (adopted): no ready frame will come; a late one is a violation. */
+  assumeReady(frame: ReadyFrame): void {
+    this.#readySeen = true;
+    this.#ready.resolve(frame);
   }
 
   /** The start gave up waiting for the ready frame. */

@@ -19,6 +19,9 @@ export interface SandboxExit {
 /** Why a sandbox ended that we did not stop: its init (entrypoint/init.py) says, where it could. */
 export function describeExit(code: number | null, memory: string, stderrTail: string): string {
   if (/\[sandbox-init\] lifetime cap reached/.test(stderrTail)) return "it reached its lifetime cap (MCP_BRIDGE_CONTAINER_LIFETIME)";
+  // An engine with an API says why a sandbox it lost ended (adapters/kube/attach.ts).
+  const engineSays = /\[kubernetes\] (.+)\n?$/.exec(stderrTail);
+  if (engineSays && (code === null || code === 137)) return engineSays[1]!;
   const killed = /\[sandbox-init\] interpreter killed by signal (\d+)(?:; oom_kills=(\d+))?/.exec(stderrTail);
   if (killed) {
     const [, sig, ooms] = killed;

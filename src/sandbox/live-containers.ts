@@ -16,13 +16,13 @@ export function forgetContainer(name: string): void {
 
 /** Remove every live container, concurrently; resolves when all removals finished. */
 export async function removeAllContainers(): Promise<void> {
-  const all = [...LIVE.entries()];
+  const all = [...LIVE.entries()].filter(([, adapter]) => !adapter.keepsSandboxesOnExit);
   await Promise.all(all.map(([name, adapter]) => adapter.remove(name).catch(() => {})));
   for (const [name] of all) LIVE.delete(name);
 }
 
 /** Last resort from a synchronous `exit` handler. */
 export function removeAllContainersSync(): void {
-  for (const [name, adapter] of LIVE) adapter.removeSync(name);
+  for (const [name, adapter] of LIVE) if (!adapter.keepsSandboxesOnExit) adapter.removeSync(name);
   LIVE.clear();
 }

@@ -49,12 +49,13 @@ export class Sandbox {
   #exitListeners: Array<(exit: SandboxExit) => void> = [];
   python = "";
 
-  private constructor(deps: SandboxDeps, child: ChildProcess) {
+  private constructor(deps: SandboxDeps, child: ChildProcess, firstRunId?: number) {
     this.#deps = deps;
     this.name = deps.spec.name;
     this.engine = deps.adapter.name;
     this.#child = child;
     this.#channel = new FrameChannel(child, {
+      firstRunId,
       name: this.name,
       log: deps.log,
       onRpc: deps.onRpc,
@@ -70,6 +71,10 @@ export class Sandbox {
 
   /** Start the container, send the entrypoint, wait for its ready frame. */
   static async start(deps: SandboxDeps): Promise<Sandbox> {
+    if (deps.adapter.open) {
+      const openedAt = wallMs();
+      return Sandbox.#boot(deps, await Sandbox.#open(deps), openedAt);
+    }
     const argv = await deps.adapter.runArgv(deps.spec);
     const [command, ...args] = argv;
     deps.trace?.mark("argv");
@@ -102,6 +107,42 @@ export class Sandbox {
         cause: err,
       });
     }
+    return Sandbox.#boot(deps, child, spawnedAt);
+  }
+
+  /**
+   * A sandbox another bridge started, attached to by the adapter (adapter.adopt): its interpreter runs
+   * and holds its session's state, so nothing is sent to start it. Its run ids start at a random point
+   * far past any the earlier bridge used, so a result of a run it left behind matches none of ours.
+   */
+  static adopt(deps: SandboxDeps, child: ChildProcess): Sandbox {
+    rememberContainer(deps.adapter, deps.spec.name);
+    const box = new Sandbox(deps, child, 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000));
+    box.#channel.assumeReady({ t: "ready", protocol: PROTOCOL_VERSION, python: "", boot: {} });
+    return box;
+  }
+
+  /** An engine with an API (adapter.open): the sandbox is started and attached by the adapter. */
+  static async #open(deps: SandboxDeps): Promise<ChildProcess> {
+    deps.log.debug("starting sandbox", { engine: deps.adapter.name, name: deps.spec.name });
+    rememberContainer(deps.adapter, deps.spec.name);
+    try {
+      const child = await deps.adapter.open!(deps.spec);
+      deps.trace?.mark("argv");
+      return child;
+    } catch (err) {
+      forgetContainer(deps.spec.name);
+      if (err instanceof BridgeError) throw err;
+      throw new BridgeError("ENGINE_FAILED", `could not start the sandbox: ${(err as Error).message}`, {
+        source: deps.adapter.name,
+        hint: `\`mcp-code-exec doctor\` checks that ${deps.adapter.name} answers`,
+        cause: err,
+      });
+    }
+  }
+
+  /** Send the entrypoint to a started container and wait for its ready frame. */
+  static async #boot(deps: SandboxDeps, child: ChildProcess, spawnedAt: number): Promise<Sandbox> {
     const box = new Sandbox(deps, child);
     try {
       child.write(bootstrapPayload(entrypointFor(deps.socketChannel?.token)));
@@ -176,6 +217,25 @@ export class Sandbox {
    * Remove the container by name (the client process alone would not stop it) and wait for exit.
    * `reportLoss`: no run will say why it stopped, so the session tells the next call (as after a crash).
    */
+  /**
+   * The bridge is shutting down: a sandbox its engine keeps past the bridge (adapter.leave: kubernetes)
+   * is let go (its attachment closed, its lease no longer renewed) so another bridge can adopt it within
+   * its lease; any other sandbox is killed.
+   */
+  async leave(reason: string): Promise<SandboxExit> {
+    const adapter = this.#deps.adapter;
+    if (!adapter.leave) return this.kill(reason);
+    if (!this.#killedByUs) {
+      this.#killedByUs = true;
+      this.#killReason = reason;
+      this.#channel.mute();
+      adapter.leave(this.name);
+      forgetContainer(this.name);
+      this.#child.kill("SIGKILL");
+    }
+    return this.#exit;
+  }
+
   async kill(reason: string, opts: { reportLoss?: boolean } = {}): Promise<SandboxExit> {
     if (!this.#killedByUs) {
       this.#killedByUs = true;

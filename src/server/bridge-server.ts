@@ -120,11 +120,17 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     if (problem) return result(problem, true, { error: { type: "InvalidArguments", message: problem, traceback: "" } });
     let resolved;
     try {
-      resolved = sessions.resolve(deps.principal, deps.connection, args.session);
+      resolved = await sessions.resolveAdopting(deps.principal, deps.connection, args.session);
     } catch (err) {
       if (!(err instanceof SessionError)) throw err;
       const text = `[mcp-code-exec] ${err.message}`;
-      const type = { limit: "SessionLimit", full: "ServerFull", unknown: "SessionNotFound", expired: "SessionNotFound" }[err.problem];
+      const type = {
+        limit: "SessionLimit",
+        full: "ServerFull",
+        unknown: "SessionNotFound",
+        expired: "SessionNotFound",
+        lost: "SessionLost",
+      }[err.problem];
       return result(text, true, { error: { type, message: text, traceback: "" } });
     }
     // One span per call, a child of the client's when its _meta carries a W3C traceparent.

@@ -7,10 +7,28 @@ import type { ContainerSpec } from "../../adapters/types.ts";
 import type { Config } from "../config/env.ts";
 import { containerCommand } from "../sandbox/bootstrap.ts";
 import { CONTAINER_PACKAGES } from "../packages/store.ts";
+import { sha256Hex } from "../host/hash.ts";
 
 /** Label every container of ours carries; the owner label says which bridge process started it. */
 export const OWNER_LABEL = "io.mcp-code-exec.owner";
 export const MARK_LABEL = "io.mcp-code-exec";
+/**
+ * The session a sandbox belongs to (its handle) and a digest of its principal: an engine whose sandboxes
+ * outlive their bridge (kubernetes) lets another bridge find and adopt a session's sandbox by these.
+ */
+export const SESSION_LABEL = "io.mcp-code-exec.session";
+export const PRINCIPAL_LABEL = "io.mcp-code-exec.principal";
+
+/** Which session a sandbox is for: its handle and principal (the principal is labelled by digest only). */
+export interface SandboxIdentity {
+  handle: string;
+  principal: string;
+}
+
+/** The labels that name `identity` on its sandbox. */
+export function identityLabels(identity: SandboxIdentity): Record<string, string> {
+  return { [SESSION_LABEL]: identity.handle, [PRINCIPAL_LABEL]: sha256Hex(identity.principal).slice(0, 32) };
+}
 
 /** The sandbox's whole environment: fixed values, nothing from the bridge's own environment. */
 export const SANDBOX_ENV: Record<string, string> = {
@@ -40,6 +58,7 @@ export function containerSpec(
   seccompProfile?: string,
   channel?: { fd: number } | { hostDir: string; mountAt: string; socket: string },
   packagesDir?: string,
+  identity?: SandboxIdentity,
 ): ContainerSpec {
   const channelFd = channel && "fd" in channel ? channel.fd : undefined;
   const socket = channel && "socket" in channel ? channel : undefined;
@@ -53,7 +72,7 @@ export function containerSpec(
   return {
     name: `mcp-code-exec-${process.pid}-${++containerCounter}-${rand}`,
     image: config.image,
-    labels: { [MARK_LABEL]: "1", [OWNER_LABEL]: ownerId() },
+    labels: { [MARK_LABEL]: "1", [OWNER_LABEL]: ownerId(), ...(identity ? identityLabels(identity) : {}) },
     user: config.user,
     memory: config.memory,
     pids: config.pids,

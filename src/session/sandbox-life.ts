@@ -44,6 +44,7 @@ export class SandboxLife {
   #state: LifeState = { kind: "none" };
   #closed = false;
   #cancelIdle: CancelTimer | undefined;
+  #lost: string | undefined;
 
   constructor(deps: SandboxLifeDeps) {
     this.#deps = deps;
@@ -56,6 +57,16 @@ export class SandboxLife {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * Why a sandbox that had state the model knows about (a run happened) ended without the bridge
+   * choosing to drop that state (it died, its pod was deleted, it was stopped for flooding or at its
+   * cap), once one did. A session named by handle then ends (sessions.ts) instead of going on in a
+   * fresh interpreter under the old name.
+   */
+  get lost(): string | undefined {
+    return this.#lost;
   }
 
   /** The running sandbox, if there is one. */
@@ -158,14 +169,19 @@ export class SandboxLife {
     if (box?.alive) await box.kill(reason);
   }
 
-  /** Stop for good. A sandbox still starting is not waited for: its start removes it as soon as it exists. */
-  async close(): Promise<void> {
+  /**
+   * Stop for good. A sandbox still starting is not waited for: its start removes it as soon as it exists.
+   * `leave`: the bridge is shutting down, and a sandbox its engine keeps past the bridge (kubernetes) is
+   * left running for another bridge to adopt within its lease (Sandbox.leave) instead of removed.
+   */
+  async close(opts: { leave?: boolean } = {}): Promise<void> {
     this.#closed = true;
     this.#clearIdle();
     const s = this.#state;
     const box = s.kind === "starting" ? await s.started.catch(() => undefined) : live(s)?.box;
     this.#state = { kind: "gone", reason: "the session is closed", tell: false };
-    if (box) await box.kill("bridge shutting down");
+    if (box && opts.leave) await box.leave("bridge shutting down");
+    else if (box) await box.kill("bridge shutting down");
   }
 
   async #start(trace?: SpanContext): Promise<Sandbox> {
@@ -184,6 +200,22 @@ export class SandboxLife {
     }
     const s = this.#state;
     this.#state = { kind: "ready", box, readyAt: this.#deps.clock.now(), untold: s.kind === "starting" ? s.untold : undefined };
+    this.#watch(box);
+    return box;
+  }
+
+  /**
+   * A sandbox another bridge started for this session, with its state (sandbox-start.ts adoptSandbox):
+   * current from now on, as used (losing it loses state the model knows about).
+   */
+  adopt(box: Sandbox): void {
+    if (this.#state.kind !== "none") throw new Error(`adopt: the session already has a sandbox (${this.#state.kind})`);
+    this.#state = { kind: "used", box, readyAt: this.#deps.clock.now(), running: false };
+    this.#watch(box);
+  }
+
+  /** Watch a sandbox that became current: the bridge's own lifetime cap, and its exit. */
+  #watch(box: Sandbox): void {
     // The sandbox's init enforces the lifetime cap inside; the bridge does too, from outside the
     // sandbox's reach (code there can stop its init under gVisor, which lets signals reach PID 1).
     const cancelCap = this.#deps.clock.after(this.#deps.lifetimeSec * 1000, () => void box.kill(this.#capReason(), { reportLoss: true }), {
@@ -193,7 +225,6 @@ export class SandboxLife {
       cancelCap();
       this.#exited(box, exit);
     });
-    return box;
   }
 
   #exited(box: Sandbox, exit: SandboxExit): void {
@@ -201,6 +232,7 @@ export class SandboxLife {
     // One retired already (idle, reset, shutdown): whoever retired it decided what the next call hears.
     if (s?.box !== box) return;
     this.#clearIdle();
+    if (s.kind === "used" && !this.#closed && (!exit.killedByUs || exit.reportLoss)) this.#lost ??= exit.reason;
     if (s.kind === "ready") {
       this.#state = s.untold ? { kind: "gone", reason: s.untold, tell: true } : { kind: "gone", reason: exit.reason, tell: false };
       return;

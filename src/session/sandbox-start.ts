@@ -17,7 +17,7 @@ import { CHANNEL_MOUNT, openSocketChannel, type SocketChannel } from "../host/so
 import type { RpcFrame } from "../sandbox/frames.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { StartTrace } from "../sandbox/start-trace.ts";
-import { containerSpec } from "./container-spec.ts";
+import { containerSpec, identityLabels } from "./container-spec.ts";
 import { carryImageChoice, fallbackImage, fallbackNote, imageFor } from "./image-choice.ts";
 import { canPull, pullFailed, pullImage, type PullListener } from "./image-pull.ts";
 
@@ -28,7 +28,7 @@ const CHANNEL_FD = 3;
 /** What a start needs: the session's own dependencies, the handler of the sandbox's requests, and whether it closed meanwhile. */
 export type StartDeps = Pick<
   SessionDeps,
-  "config" | "engine" | "refreshEngine" | "spawn" | "engineEnv" | "log" | "seccompProfile" | "onEngine" | "installer"
+  "config" | "engine" | "refreshEngine" | "spawn" | "engineEnv" | "log" | "seccompProfile" | "onEngine" | "installer" | "identity"
 > & {
   onRpc: (frame: RpcFrame) => Promise<unknown>;
   /** The session was closed meanwhile: start nothing more. */
@@ -71,6 +71,35 @@ export async function startSandbox(deps: StartDeps): Promise<Started> {
     if (deps.closed()) throw new BridgeError("SANDBOX_START", "the session closed while its image was being pulled");
     return await startOrRetry(deps, (a) => (adapter = a));
   }
+}
+
+/**
+ * The running sandbox of this session that another bridge started (a replica that died, or this bridge
+ * before a restart), attached to and taken over; undefined when the engine keeps none (only engines
+ * whose sandboxes outlive their bridge can: kubernetes) or has none for this session.
+ */
+export async function adoptSandbox(deps: StartDeps): Promise<Started | undefined> {
+  if (!deps.identity) return undefined;
+  const trace = new StartTrace();
+  const { adapter } = await deps.engine();
+  if (!adapter.adopt) return undefined;
+  deps.onEngine?.(adapter);
+  const found = await adapter.adopt(identityLabels(deps.identity));
+  if (!found) return undefined;
+  trace.mark("engine");
+  const spec = { ...containerSpec(deps.config, undefined, undefined, undefined, deps.identity), name: found.name };
+  const { Sandbox } = await import("../sandbox/sandbox.ts");
+  const box = Sandbox.adopt(
+    { adapter, spec, spawn: deps.spawn, engineEnv: deps.engineEnv, log: deps.log, startTimeoutMs: START_TIMEOUT_MS, onRpc: deps.onRpc },
+    found.child,
+  );
+  trace.facts.channel = "stdio (adopted)";
+  return {
+    box,
+    adapter,
+    trace,
+    packagesUnavailable: `the ${adapter.name} engine does not see this machine's folders, and the package store is mounted from them`,
+  };
 }
 
 /** A start, retried once after a fresh engine probe when the cached one may have misled it. */
@@ -120,6 +149,7 @@ async function launch(deps: StartDeps, chose: (adapter: RuntimeAdapter) => void)
     deps.seccompProfile?.(),
     fd ? { fd: CHANNEL_FD } : socket ? { hostDir: socket.hostDir, mountAt: CHANNEL_MOUNT, socket: socket.containerPath } : undefined,
     "dir" in store ? store.dir : undefined,
+    deps.identity,
   );
   trace.mark("profile");
   // Loaded here, not at start-up: the frame schemas and the entrypoint's sources are only needed now.

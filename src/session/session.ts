@@ -18,7 +18,8 @@ import type { ClientChannel } from "../server/client-requests.ts";
 import { SYSTEM_CLOCK, type Clock } from "../clock.ts";
 import { Deadline } from "./deadline.ts";
 import { SandboxLife } from "./sandbox-life.ts";
-import { startSandbox } from "./sandbox-start.ts";
+import { adoptSandbox, startSandbox } from "./sandbox-start.ts";
+import type { SandboxIdentity } from "./container-spec.ts";
 import { awaitRun, INTERRUPT_GRACE_MS } from "./ladder.ts";
 import { assembleOutcome, cancelledBeforeStart, formatSeconds, refused, type RunOutcome } from "./outcome.ts";
 import { RequestGate, type RequestHandler } from "./request-gate.ts";
@@ -79,6 +80,8 @@ export interface SessionDeps {
   installer?: PackageInstaller;
   /** What deadlines, the interrupt's grace, the idle stop and the lifetime cap are measured on (tests move it). */
   clock?: Clock;
+  /** The session's handle and principal, labelled on its sandboxes (another bridge may adopt them: adopt()). */
+  identity?: SandboxIdentity;
 }
 
 let sessionCounter = 0;
@@ -116,6 +119,15 @@ export class Session {
     });
   }
 
+  /**
+   * Why this session's sandbox was lost (it died, or its pod was deleted: not stopped by the bridge),
+   * if it was. A session named by handle is then ended: the next call with the handle hears it
+   * (src/session/sessions.ts), rather than getting a fresh interpreter under the old name.
+   */
+  get lost(): string | undefined {
+    return this.#life.lost;
+  }
+
   /** Servers loaded in this session; they stay loaded until reset. */
   get loadedServers(): ReadonlySet<string> {
     return this.#loaded;
@@ -135,9 +147,12 @@ export class Session {
     return next;
   }
 
-  /** Stop for good. A sandbox still starting is not waited for: it is removed as soon as it exists. */
-  close(): Promise<void> {
-    return this.#life.close();
+  /**
+   * Stop for good. A sandbox still starting is not waited for: it is removed as soon as it exists.
+   * `leave`: the bridge is shutting down; a sandbox the engine keeps past it is left for another bridge to adopt.
+   */
+  close(opts: { leave?: boolean } = {}): Promise<void> {
+    return this.#life.close(opts);
   }
 
   async #run(req: RunRequest): Promise<RunOutcome> {
@@ -367,6 +382,24 @@ export class Session {
     this.#packages.unavailable = packagesUnavailable;
     this.#gate.newSandbox();
     return box;
+  }
+
+  /**
+   * Take over this session's sandbox from another bridge (one that died, or this one before a restart),
+   * state and all: true when the engine had one (sessions.ts asks for a handle it does not hold).
+   */
+  async adopt(): Promise<boolean> {
+    const started = await adoptSandbox({
+      ...this.#deps,
+      onRpc: (frame) => this.#gate.handle(frame),
+      closed: () => this.#life.closed,
+    });
+    if (!started) return false;
+    this.#deps.log.info("sandbox adopted", { engine: started.adapter.name, name: started.box.name, session: this.#deps.identity?.handle });
+    this.#packages.unavailable = started.packagesUnavailable;
+    this.#gate.newSandbox();
+    this.#life.adopt(started.box);
+    return true;
   }
 
   /** Requests answered cost the host work and memory whether or not they succeed: a flood ends the sandbox. */

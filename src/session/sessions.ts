@@ -22,7 +22,7 @@ const HANDLE = /^s_[A-Za-z0-9_-]{22}$/;
 /** How long an expired handle is still recognised as one. */
 const REMEMBER_EXPIRED_MS = 24 * 3600_000;
 
-export type SessionProblem = "unknown" | "expired" | "limit" | "full";
+export type SessionProblem = "unknown" | "expired" | "lost" | "limit" | "full";
 
 export class SessionError extends Error {
   constructor(
@@ -35,8 +35,8 @@ export class SessionError extends Error {
 }
 
 export interface SessionsOptions {
-  /** A new session for `principal` (its sandbox starts at its first run). */
-  make: (principal: string) => Session;
+  /** A new session for `principal` named `handle` (its sandbox starts at its first run). */
+  make: (principal: string, handle: string) => Session;
   /** Idle this long, a session ends (its state with it); 0: never. */
   ttlMs: number;
   /** Sessions one principal may hold at once (their sandboxes may all be running). */
@@ -88,6 +88,8 @@ export class Sessions {
   readonly #expired = new Map<string, { at: number; principal: string; why: string }>();
   /** connection -> why its default session ended (told once, by the next call's new default session). */
   readonly #lostDefault = new Map<string, string>();
+  /** handle -> its adoption under way (two calls with one handle adopt it once). */
+  readonly #adopting = new Map<string, Promise<void>>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(opts: SessionsOptions) {
@@ -120,6 +122,14 @@ export class Sessions {
     if (requested === NEW_SESSION) return this.#use(this.#spare(principal, connection) ?? this.#create(principal), true);
     const entry = this.#byHandle.get(requested);
     if (entry && entry.principal === principal) {
+      const lost = entry.busy === 0 ? entry.session.lost : undefined;
+      if (lost !== undefined) {
+        void this.#end(entry, `its sandbox was lost: ${lost}`);
+        throw new SessionError(
+          "lost",
+          `session ${requested} was lost (its sandbox was lost: ${lost}); its variables, imports and files are gone. Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`,
+        );
+      }
       if (entry.defaultFor !== undefined && entry.defaultFor !== `${principal}\0${connection}`) entry.shared = true;
       return this.#use(entry, false);
     }
@@ -135,6 +145,45 @@ export class Sessions {
         ? `no session ${requested} is open for you (it may belong to a bridge that restarted, or have ended long ago). Start a new one: omit \`session\` for your default session, or pass session="${NEW_SESSION}"`
         : `session must be a handle from an earlier result (s_…) or "${NEW_SESSION}"; got ${JSON.stringify(requested.slice(0, 40))}`,
     );
+  }
+
+  /**
+   * resolve(), after adopting the session a handle names when this bridge does not hold it but the
+   * engine still runs its sandbox (kubernetes: a replica that died, or this bridge before a restart,
+   * started it; its pod is labelled with the handle and the principal). The session goes on here with
+   * its state. A handle another principal's sandbox carries is not adopted: the answer is the same as
+   * for a handle that never existed.
+   */
+  async resolveAdopting(principal: string, connection: string, requested?: string): Promise<Resolved> {
+    if (requested && HANDLE.test(requested) && !this.#byHandle.has(requested) && !this.#expired.has(requested)) {
+      let adopting = this.#adopting.get(requested);
+      if (!adopting) {
+        adopting = this.#adopt(principal, requested).finally(() => this.#adopting.delete(requested));
+        this.#adopting.set(requested, adopting);
+      }
+      await adopting;
+    }
+    return this.resolve(principal, connection, requested);
+  }
+
+  async #adopt(principal: string, handle: string): Promise<void> {
+    let entry: Entry;
+    try {
+      entry = this.#create(principal, undefined, handle);
+    } catch (err) {
+      if (err instanceof SessionError) return; // at a limit: resolve() says which
+      throw err;
+    }
+    const adopted = await entry.session.adopt().catch((err: unknown) => {
+      this.#opts.log.warn("could not adopt a session's sandbox", { session: handle, error: String(err) });
+      return false;
+    });
+    if (adopted) {
+      this.#opts.log.info("session adopted", { session: handle, principal });
+      return;
+    }
+    this.#byHandle.delete(handle);
+    await entry.session.close().catch(() => {});
   }
 
   /**
@@ -193,14 +242,15 @@ export class Sessions {
     await Promise.all(idle.map((e) => this.#end(e, `idle for more than ${Math.round(ttl / 60_000)} min (MCP_BRIDGE_SESSION_TTL)`)));
   }
 
-  async close(): Promise<void> {
+  /** `leave`: the bridge is shutting down; sandboxes the engine keeps past it are left for another bridge (Session.close). */
+  async close(opts: { leave?: boolean } = {}): Promise<void> {
     if (this.#sweeper) clearInterval(this.#sweeper);
-    await Promise.all([...this.#byHandle.values()].map((e) => e.session.close().catch(() => {})));
+    await Promise.all([...this.#byHandle.values()].map((e) => e.session.close(opts).catch(() => {})));
     this.#byHandle.clear();
     this.#defaults.clear();
   }
 
-  #create(principal: string, defaultFor?: string): Entry {
+  #create(principal: string, defaultFor?: string, handle?: string): Entry {
     const total = this.#opts.maxTotal;
     if (total && this.#byHandle.size >= total.count)
       throw new SessionError(
@@ -214,11 +264,19 @@ export class Sessions {
         "limit",
         `you have ${this.#opts.maxPerPrincipal} sessions open, the most one user may (MCP_BRIDGE_MAX_SESSIONS_PER_USER); use one of them (its handle), or wait for one to end`,
       );
-    const handle = newHandle();
-    const entry: Entry = { handle, principal, session: this.#opts.make(principal), lastUsed: performance.now(), defaultFor, busy: 0 };
+    const adopting = handle !== undefined;
+    handle ??= newHandle();
+    const entry: Entry = {
+      handle,
+      principal,
+      session: this.#opts.make(principal, handle),
+      lastUsed: performance.now(),
+      defaultFor,
+      busy: 0,
+    };
     this.#byHandle.set(handle, entry);
     if (defaultFor !== undefined) this.#defaults.set(defaultFor, handle);
-    this.#opts.log.info("session opened", { session: handle, principal });
+    if (!adopting) this.#opts.log.info("session opened", { session: handle, principal });
     return entry;
   }
 

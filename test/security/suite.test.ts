@@ -14,6 +14,7 @@ import { startBridge, type BridgeHandle, type RunResult } from "../support/bridg
 import { listOurContainers, plainRunFlags, waitFor } from "../support/engines.ts";
 import { ENGINES, IMAGE, ROOT } from "../support/env.ts";
 import { ATTACKS, fill, type Attack } from "./attacks.ts";
+import { kubeEnv } from "../support/kube.ts";
 import { runWeakened } from "./weakened.ts";
 
 const GVISOR = (process.env.MCP_TEST_GVISOR ?? "1") !== "0";
@@ -26,15 +27,31 @@ interface Config {
   /** Only these attacks (all when absent). */
   only?: string[];
 }
-const CONFIGS: Config[] = ENGINES.flatMap((engine): Config[] => [
-  { name: engine, engine, env: {} },
-  ...(GVISOR ? [{ name: `${engine}+gVisor`, engine, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } }] : []),
-  // Podman's init helper (catatonit) made unavailable, as on hosts that installed podman without
-  // recommends: the sandbox must not need it.
-  ...(engine === "podman"
-    ? [{ name: "podman, no init helper", engine, env: { CONTAINERS_CONF: noInitHelperConf() }, only: INIT_ATTACKS }]
-    : []),
-]);
+/**
+ * The kubernetes engine on the test cluster (scripts/kube-up.sh): runc pods, and gVisor pods (the
+ * RuntimeClass gvisor, run by gVisor's containerd shim that scripts/kube-build.sh builds).
+ */
+const KUBE: Config[] =
+  (process.env.MCP_TEST_KUBE ?? "1") !== "0"
+    ? [
+        { name: "kubernetes", engine: "kubernetes", env: kubeEnv() },
+        ...(GVISOR
+          ? [{ name: "kubernetes+gVisor", engine: "kubernetes", env: kubeEnv({ MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" }) }]
+          : []),
+      ]
+    : [];
+const CONFIGS: Config[] = [
+  ...KUBE,
+  ...ENGINES.flatMap((engine): Config[] => [
+    { name: engine, engine, env: {} },
+    ...(GVISOR ? [{ name: `${engine}+gVisor`, engine, env: { MCP_BRIDGE_OCI_RUNTIME: "runsc", MCP_BRIDGE_PIDS: "512" } }] : []),
+    // Podman's init helper (catatonit) made unavailable, as on hosts that installed podman without
+    // recommends: the sandbox must not need it.
+    ...(engine === "podman"
+      ? [{ name: "podman, no init helper", engine, env: { CONTAINERS_CONF: noInitHelperConf() }, only: INIT_ATTACKS }]
+      : []),
+  ]),
+];
 
 /** A containers.conf like the system's, with init_path pointing nowhere. */
 function noInitHelperConf(): string {

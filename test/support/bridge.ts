@@ -13,7 +13,14 @@ export interface BridgeHandle {
   stderrSays(check: (text: string) => boolean): Promise<string>;
   run(
     code: string,
-    extra?: { timeout?: number; reset?: boolean; servers?: string[]; signal?: AbortSignal; onprogress?: (p: Progress) => void },
+    extra?: {
+      timeout?: number;
+      reset?: boolean;
+      servers?: string[];
+      session?: string;
+      signal?: AbortSignal;
+      onprogress?: (p: Progress) => void;
+    },
   ): Promise<RunResult>;
   close(): Promise<void>;
 }

@@ -6,6 +6,12 @@ export interface OurContainer {
 }
 
 export async function listOurContainers(engine: string): Promise<OurContainer[]> {
+  if (engine === "kubernetes") {
+    // Pods, from the API server (test/support/kube.ts): the engine has no CLI of its own.
+    const { kubeAdapter } = await import("./kube.ts");
+    const pods = await kubeAdapter().list("io.mcp-code-exec=1");
+    return pods.map((p) => ({ name: p.name, owner: p.labels["io.mcp-code-exec.owner"] ?? "", running: p.running }));
+  }
   const format = engine === "podman" ? "json" : "{{json .}}";
   const proc = Bun.spawn([engine, "ps", "--all", "--no-trunc", "--filter", "label=io.mcp-code-exec=1", "--format", format], {
     stdout: "pipe",

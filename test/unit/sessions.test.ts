@@ -164,3 +164,55 @@ describe("sessions by handle", () => {
     expect(s.resolve("alice", "c1").handle).not.toBe(d.handle);
   });
 });
+
+describe("adopting a session another bridge started (resolveAdopting)", () => {
+  /** Sessions whose adopt() says whether the engine had the handle's sandbox: a stand-in for the engine's answer. */
+  function adopting(has: (principal: string, handle: string) => boolean) {
+    const asked: string[] = [];
+    const closed: string[] = [];
+    const s = new Sessions({
+      make: (principal, handle) =>
+        ({
+          adopt: async () => {
+            asked.push(handle);
+            await Promise.resolve();
+            return has(principal, handle);
+          },
+          close: async () => void closed.push(handle),
+          lost: undefined,
+        }) as unknown as Session,
+      ttlMs: 0,
+      maxPerPrincipal: 8,
+      log: silentLogger,
+    });
+    return { s, asked, closed };
+  }
+  const H = "s_AAAAAAAAAAAAAAAAAAAAAA";
+
+  test("a handle the engine still runs a sandbox for is adopted under that handle, once for calls at the same time", async () => {
+    const { s, asked } = adopting(() => true);
+    const [a, b] = await Promise.all([s.resolveAdopting("alice", "c1", H), s.resolveAdopting("alice", "c2", H)]);
+    expect(a.handle).toBe(H);
+    expect(b.handle).toBe(H);
+    expect(a.session).toBe(b.session);
+    expect(asked).toEqual([H]);
+    expect(s.count("alice")).toBe(1);
+  });
+
+  test("a handle with no sandbox (or another principal's) is SessionNotFound, and nothing is kept", async () => {
+    const { s, closed } = adopting((principal) => principal === "bob");
+    const err = await s.resolveAdopting("alice", "c1", H).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SessionError);
+    expect((err as SessionError).problem).toBe("unknown");
+    expect(s.count()).toBe(0);
+    expect(closed).toEqual([H]);
+  });
+
+  test("'new', no session and malformed handles never ask the engine", async () => {
+    const { s, asked } = adopting(() => true);
+    await s.resolveAdopting("alice", "c1");
+    await s.resolveAdopting("alice", "c1", "new");
+    await s.resolveAdopting("alice", "c1", "s_short").catch(() => undefined);
+    expect(asked).toEqual([]);
+  });
+});
