@@ -1,7 +1,7 @@
 /**
  * The container-engine plugin interface. One file per engine exports a factory returning a
  * RuntimeAdapter; creating one touches nothing, the first real call probes the engine.
- * docs/ADAPTERS.md states each member's contract and how to load an adapter from outside the binary.
+ * docs/engines.md states each member's contract and how to load an adapter from outside the binary.
  */
 import type { BridgeError, EngineUnavailableError } from "../src/errors.ts";
 import type { ChildProcess } from "../src/host/process.ts";

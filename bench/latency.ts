@@ -3,30 +3,36 @@
  * Latency and footprint of the compiled bridge through a real MCP client, each figure beside its floor
  * measured in the same run, interleaved round by round so the machine's load hits both alike.
  *   bun bench/latency.ts [--engines podman,docker] [--rounds 15] [--warm 2000] [--binary PATH] [--before PATH]
- *                        [--only startup,cold,warm]
+ *                        [--only startup,cold,servers,warm]
  * Prints the conditions (load average), then:
  *   startup: spawn to the `initialize` answer, ours and a hello-world `bun build --compile` binary;
  *   per engine: `ENGINE run --rm IMAGE python3 -c 'print(1)'` (the floor), the same with our hardening
  *     flags, our cold first call (prewarm off), the first call right after initialize (prewarm on), the
  *     first call once the prewarmed sandbox is ready against a warm call, and where the cold call's
  *     milliseconds went (medians of the DEBUG `sandbox start trace`);
+ *   servers: per engine, a first call with servers=["everything"] (@modelcontextprotocol/server-everything)
+ *     right after initialize, beside the cold first call without servers and the upstream's own spawn to
+ *     `initialize` answer through a direct SDK client, with the upstream's tool list cached, not cached,
+ *     and with prewarm on; and when the sandbox and the upstream were each ready (medians from the log);
  *   warm `print(1)` round trips against a line echo through a running container, through the SDK client
  *     and through a bare JSON-RPC client (the client's own share) at 2025-06-18 and at 2026-07-28, and
  *     with --warm 6000 or more the first 2,000 calls apart from the last 2,000 (the JIT's warm-up);
  *     bridge RSS.
  * --before PATH runs another build (e.g. main's) through the same rounds, for a before/after table.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { loadAdapter } from "../src/engines/registry.ts";
 import { engineEnv } from "../src/engines/registry.ts";
 import { loadConfig } from "../src/config/env.ts";
 import { containerSpec } from "../src/session/container-spec.ts";
 import { seccompProfilePath } from "../src/sandbox/seccomp.ts";
 import { BINARY } from "../test/support/binary.ts";
-import { bridgeEnv, IMAGE } from "../test/support/env.ts";
+import { bridgeEnv, IMAGE, ROOT } from "../test/support/env.ts";
 import {
   conditions,
   echoContainer,
@@ -52,7 +58,7 @@ const { values } = parseArgs({
     warm: { type: "string", default: "2000" },
     binary: { type: "string", default: BINARY },
     before: { type: "string" },
-    only: { type: "string", default: "startup,cold,warm" },
+    only: { type: "string", default: "startup,cold,servers,warm" },
   },
 });
 const engines = values.engines!.split(",");
@@ -148,8 +154,22 @@ if (only.has("cold")) {
       add("flags", await engineRunOnce(flagged));
       for (const [name, bin] of builds) {
         const cold = await startBridge(bin, env("0"));
-        add(`${name} cold`, await cold.call());
-        traces.push(...(name === "ours" ? cold.lines.filter((l) => l.msg === "sandbox start trace") : []));
+        const coldMs = await cold.call();
+        add(`${name} cold`, coldMs);
+        if (name === "ours") {
+          const trace = cold.lines.find((l) => l.msg === "sandbox start trace");
+          const arrived = cold.lines.find((l) => l.msg === "tools/call arrived");
+          const run = cold.lines.find((l) => l.msg === "run trace");
+          if (trace) traces.push(trace);
+          if (trace && arrived && run) {
+            // The call's milliseconds in the bridge's own clock: before the start began, the start, the run; the rest is the
+            // client's and the pipes' (the request reaching the bridge, the answer reaching the client).
+            const before = Number(trace.at_ms) - Number(arrived.at_ms);
+            add("split before start", before);
+            add("split run", Number(run.exec_ms));
+            add("split rest", coldMs - before - Number(trace.total_ms) - Number(run.exec_ms));
+          }
+        }
         await cold.close();
 
         const immediate = await startBridge(bin, env("1"));
@@ -181,6 +201,97 @@ if (only.has("cold")) {
       console.log(row(`${name}:   the same minus a warm call`, summarize(s[`${name} after ready - warm`]!)));
     }
     if (traces.length) console.log(`  where the cold start went (medians, ms, of ${traces.length} traces): ${breakdown(traces)}`);
+    if (s["split run"]) {
+      const m = (k: string) => fmt(summarize(s[k]!).median);
+      console.log(
+        `  where the cold call went (ours, medians, ms): the call arrived -> the start began ${m("split before start")}, the start (above) ${fmt(summarize(traces.map((t) => Number(t.total_ms))).median)}, the run ${m("split run")}, the rest (the request and the answer through the client and the pipes) ${m("split rest")}`,
+      );
+    }
+    if (traces.length) {
+      const start = summarize(traces.map((t) => Number(t.total_ms))).median;
+      for (const [name] of builds) {
+        const gain = summarize(s[`${name} cold`]!).median - summarize(s[`${name} immediate`]!).median;
+        console.log(
+          `  ${name}: prewarm on saves a call at 0 ms ${fmt(gain)} ms (median - median); half the sandbox start is ${fmt(start / 2)} ms`,
+        );
+      }
+    }
+  }
+}
+
+if (only.has("servers")) {
+  const everything = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+  const home = mkdtempSync(join(tmpdir(), "bench-home-"));
+  mkdirSync(join(home, ".config", "mcp", "servers"), { recursive: true });
+  writeFileSync(
+    join(home, ".config", "mcp", "servers", "bench.json"),
+    JSON.stringify({ mcpServers: { everything: { command: "node", args: [everything] } } }),
+  );
+  const CODE = "r = await mcp_everything.echo(message='x')\nprint(1)";
+  /** The upstream's own spawn to `initialize` answer, through the SDK's client as the bridge uses it. */
+  const directInit = async (): Promise<number> => {
+    const t0 = performance.now();
+    const client = new Client({ name: "bench", version: "0" });
+    await client.connect(new StdioClientTransport({ command: "node", args: [everything], stderr: "ignore" }));
+    const ms = performance.now() - t0;
+    await client.close();
+    return ms;
+  };
+  for (const engine of engines) {
+    const env = (prewarm: "0" | "1") => ({
+      HOME: home,
+      MCP_BRIDGE_RUNTIME: engine,
+      MCP_BRIDGE_PREWARM: prewarm,
+      MCP_BRIDGE_STATE_DIR: stateDir,
+      MCP_BRIDGE_LOG_LEVEL: "DEBUG",
+    });
+    const s: Record<string, number[]> = { direct: [] };
+    const add = (k: string, v: number) => (s[k] ??= []).push(v);
+    /** One fresh bridge, one first call; and when (after the call was sent) its sandbox and upstream were ready, from the log. */
+    const first = async (name: string, bin: string, key: string, prewarm: "0" | "1", extra?: Record<string, unknown>) => {
+      const b = await startBridge(bin, env(prewarm));
+      add(`${name} ${key}`, await b.call(extra ? CODE : "print(1)", extra));
+      const sandbox = b.lines.find((l) => l.msg === "sandbox ready");
+      const upstream = b.lines.find((l) => l.msg === "upstream server connected");
+      if (sandbox) add(`${name} ${key} sandbox ms`, Number(sandbox.ms));
+      if (upstream) add(`${name} ${key} upstream ms`, Number(upstream.ms));
+      await b.close();
+    };
+    for (const [name, bin] of builds) await first(name, bin, "warmup", "0", { servers: ["everything"] });
+    await directInit();
+    const loadBefore = conditions();
+    for (let round = 0; round < ROUNDS; round++) {
+      add("direct", await directInit());
+      for (const [name, bin] of builds) {
+        await first(name, bin, "cold", "0");
+        await first(name, bin, "servers", "0", { servers: ["everything"] });
+        rmSync(join(stateDir, "tool-cache"), { recursive: true, force: true });
+        await first(name, bin, "servers uncached", "0", { servers: ["everything"] });
+        await first(name, bin, "servers prewarm", "1", { servers: ["everything"] });
+      }
+    }
+    const direct = summarize(s.direct!);
+    console.log(`\n[${engine}] first call with servers=["everything"] right after initialize (${loadBefore} → ${conditions()})\n${HEADER}`);
+    console.log(row("the upstream alone: spawn to initialize answer (SDK client)", direct));
+    for (const [name] of builds) {
+      const cold = summarize(s[`${name} cold`]!);
+      const larger = Math.max(cold.median, direct.median);
+      const x = (k: string) => `${(summarize(s[`${name} ${k}`]!).median / larger).toFixed(2)}× the larger`;
+      console.log(row(`${name}: cold first call without servers, prewarm off`, cold));
+      console.log(row(`${name}: with servers, tool list cached, prewarm off`, summarize(s[`${name} servers`]!), x("servers")));
+      console.log(
+        row(`${name}: with servers, no tool list cached, prewarm off`, summarize(s[`${name} servers uncached`]!), x("servers uncached")),
+      );
+      console.log(
+        row(`${name}: with servers, tool list cached, prewarm on`, summarize(s[`${name} servers prewarm`]!), x("servers prewarm")),
+      );
+      for (const key of ["servers", "servers uncached", "servers prewarm"]) {
+        const ms = (what: string) => (s[`${name} ${key} ${what}`] ? fmt(summarize(s[`${name} ${key} ${what}`]!).median) : "-");
+        console.log(
+          `  ${name}: ${key}: sandbox start ${ms("sandbox ms")} ms, upstream start ${ms("upstream ms")} ms (medians, from the log)`,
+        );
+      }
+    }
   }
 }
 

@@ -224,9 +224,10 @@ export async function startBridge(binary: string, env: Record<string, string>) {
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve) => waiters.push({ msg, resolve }));
     },
-    async call(code = "print(1)"): Promise<number> {
+    /** One run_python call (`extra`: more arguments, e.g. servers), timed from request to answer. */
+    async call(code = "print(1)", extra: Record<string, unknown> = {}): Promise<number> {
       const t = performance.now();
-      const r = (await client.callTool({ name: "run_python", arguments: { code } })) as {
+      const r = (await client.callTool({ name: "run_python", arguments: { code, ...extra } })) as {
         isError?: boolean;
         content: Array<{ text?: string }>;
       };

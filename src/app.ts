@@ -1,34 +1,27 @@
-/** Wiring shared by every command: configuration, logger, lazy engine, upstream servers, sessions. */
+/** Wiring shared by every command: the core (app-core.ts: configuration, logger, lazy engine, guards), upstream servers, sessions. */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, type Config } from "./config/env.ts";
+import { createCore, type AppCore } from "./app-core.ts";
+import type { Config } from "./config/env.ts";
 import { discoverForBridge } from "./config/discover.ts";
 import type { Discovery } from "./config/servers.ts";
-import { spawnChild } from "./host/process.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { Metrics } from "./metrics.ts";
-import { loadPolicy, RunSlots, type Policy } from "./policy.ts";
-import { fileProbeCache } from "./engines/probe-cache.ts";
-import { engineEnv, lazyEngine, type EngineSelector } from "./engines/registry.ts";
-import { isGvisor } from "../adapters/oci-flags.ts";
-import { seccompProfilePath } from "./sandbox/seccomp.ts";
-import { privateFolder, unusableTmpdir, writeProblem } from "./host/private-dir.ts";
+import type { Logger } from "./log.ts";
+import type { Metrics } from "./metrics.ts";
+import type { Policy } from "./policy.ts";
+import type { EngineSelector } from "./engines/registry.ts";
+import { privateFolder, writeProblem } from "./host/private-dir.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
-import { OWNER_LABEL, ownerId } from "./session/container-spec.ts";
 import { startWatchdog, UpstreamsFile } from "./host/watchdog.ts";
 import { UpstreamProcesses } from "./upstream/processes.ts";
-import type { RuntimeAdapter } from "../adapters/types.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
 import { createTokenStore, type TokenStore } from "./auth/token-store.ts";
 import { sha256Hex } from "./host/hash.ts";
 import { createUpstreamAuth } from "./auth/upstream-auth.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
-import { AuditLog, auditPath } from "./audit/audit-log.ts";
 import { helperHeaders } from "./auth/headers-helper.ts";
 import { beginLogin, type LoginOptions, type LoginStart } from "./auth/login.ts";
 import { VERSION } from "./version.ts";
-import { telemetryFromEnv, type Telemetry } from "./telemetry/telemetry.ts";
-import { PackageInstaller } from "./packages/install.ts";
+import type { Telemetry } from "./telemetry/telemetry.ts";
 
 export { VERSION };
 
@@ -45,6 +38,8 @@ export interface App {
   /** Configured upstream MCP servers (files are read once, at first use). */
   pool(): UpstreamPool;
   newSession(extra?: Partial<SessionDeps>): Session;
+  /** What the local user's sessions get from the upstream servers (a session made before the app gets them late). */
+  localSessionDeps(): UpstreamSessionDeps;
   /**
    * One principal of an HTTP bridge: its own upstream processes and connections, sign-ins, skills and
    * caches (under `<state dir>/users/<id hash>`), except the servers the admin shares
@@ -58,6 +53,9 @@ export interface App {
   telemetry: Telemetry;
 }
 
+/** The deps a session gets from its principal's upstream servers. */
+export type UpstreamSessionDeps = Pick<SessionDeps, "requests" | "startServers" | "serverBlocked" | "discovered">;
+
 export interface PrincipalScope {
   readonly id: string;
   pool(): UpstreamPool;
@@ -70,34 +68,17 @@ export interface Made {
   log?: Logger;
   discovery?: Discovery;
   policy?: Policy;
+  /** The core made ahead of the app (serve-early.ts): its engine, guards and slots are the app's. */
+  core?: AppCore;
   /** Where a sign-in's browser comes back (a bridge serving HTTP receives it itself); default: loopback. */
   loginRedirect?: LoginOptions["redirect"];
 }
 
 export function createApp(processEnv: Record<string, string | undefined> = process.env, cwd = process.cwd(), made: Made = {}): App {
   const home = processEnv.HOME || homedir();
-  const config = made.config ?? loadConfig(processEnv, home);
-  const log = made.log ?? createLogger(config.logLevel, config.logFormat);
-  const metrics = new Metrics();
-  const telemetry = telemetryFromEnv(processEnv, VERSION, (why) => log.warn("telemetry not exported", { why }));
-  // A TMPDIR that is no usable folder: the system's temporary folder instead, for us and the engines.
-  const badTmp = unusableTmpdir(processEnv);
-  if (badTmp) {
-    log.warn("TMPDIR is not a folder this user can write: using the system's temporary folder instead", {
-      TMPDIR: processEnv.TMPDIR,
-      error: badTmp,
-    });
-    if (processEnv === process.env) delete process.env.TMPDIR;
-    processEnv = { ...processEnv, TMPDIR: undefined };
-  }
-  const env = engineEnv(processEnv);
-  // MCP_BRIDGE_ADAPTER, when set, is the configured engine: no built-in is tried.
-  // What an earlier bridge's probe learned is reused while the engine's binary is unchanged.
-  const engine = lazyEngine(config.adapter ?? config.engine, { env, log, probeCache: fileProbeCache(config.stateDir, VERSION) });
-  const policy = made.policy ?? loadPolicy(processEnv, home);
-  const slots = new RunSlots(policy.maxConcurrentRuns);
-  // What this bridge starts (containers, upstream servers) is removed by a guard if the bridge is killed.
-  const owner = `${OWNER_LABEL}=${ownerId()}`;
+  const core = made.core ?? createCore(processEnv, home, made);
+  const { config, log, metrics, telemetry, policy, env, engine, owner } = core;
+  processEnv = core.processEnv;
   let upstreamsFile: UpstreamsFile | undefined;
   const processes = new UpstreamProcesses(() => {
     if (!upstreamsFile) {
@@ -108,25 +89,8 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     }
     return upstreamsFile;
   });
-  const guardedEngines = new WeakSet<object>();
-  const guardEngine = (adapter: RuntimeAdapter) => {
-    if (guardedEngines.has(adapter)) return;
-    guardedEngines.add(adapter);
-    const argv = adapter.cliArgv?.() ?? [];
-    if (argv.length) startWatchdog(owner, argv, env);
-  };
-  let audit: AuditLog | undefined;
-  const getAudit = () => (audit ??= new AuditLog({ path: auditPath(config.stateDir), maxBytes: config.auditMaxBytes, log }));
-  let installer: PackageInstaller | undefined;
-  const getInstaller = () =>
-    (installer ??= new PackageInstaller({
-      settings: config.packages,
-      stateDir: config.stateDir,
-      env: processEnv,
-      log,
-      audit: getAudit(),
-      askTimeoutMs: (policy.askTimeout ?? 120) * 1000,
-    }));
+  const getAudit = core.audit;
+  const getInstaller = core.installer;
   let discovery: Discovery | undefined = made.discovery;
   const getDiscovery = () => (discovery ??= discoverForBridge(processEnv, home, cwd, log));
   const pools: UpstreamPool[] = [];
@@ -154,48 +118,33 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     metrics.upstreamRestarts = () => pools.reduce((n, p) => n + p.restarts(), 0);
     return pool;
   };
+  /** What a session of `scope` needs from its upstream servers: answers to its code's requests, and their state. */
+  const upstreamDeps = (scope: { id: string; pool: () => UpstreamPool }): UpstreamSessionDeps => ({
+    requests: createSandboxRpc({
+      pool: scope.pool(),
+      toolTimeoutMs: config.toolTimeoutSec * 1000,
+      policy,
+      metrics,
+      audit: getAudit(),
+      telemetry,
+      signIn: (name) => scope.pool().signIn(name),
+      ...(scope.id === LOCAL ? {} : { principal: scope.id }),
+      installer: getInstaller(),
+    }),
+    startServers: (names) => scope.pool().warm(names),
+    serverBlocked: (name) => scope.pool().blocked(name)?.message,
+    discovered: () =>
+      scope
+        .pool()
+        .entries()
+        .map((e) => ({ name: e.name, alias: e.alias })),
+  });
   const sessionFor =
     (scope: { id: string; pool: () => UpstreamPool }) =>
     (extra: Partial<SessionDeps> = {}) =>
       new Session({
-        config,
-        engine,
-        refreshEngine: engine.refresh,
-        spawn: spawnChild,
-        engineEnv: env,
-        log: scope.id === LOCAL ? log : log.child({ principal: scope.id }),
-        requests: createSandboxRpc({
-          pool: scope.pool(),
-          toolTimeoutMs: config.toolTimeoutSec * 1000,
-          policy,
-          metrics,
-          audit: getAudit(),
-          telemetry,
-          signIn: (name) => scope.pool().signIn(name),
-          ...(scope.id === LOCAL ? {} : { principal: scope.id }),
-          installer: getInstaller(),
-        }),
-        installer: getInstaller(),
-        metrics,
-        policy,
-        serverBlocked: (name) => scope.pool().blocked(name)?.message,
-        slots,
-        discovered: () =>
-          scope
-            .pool()
-            .entries()
-            .map((e) => ({ name: e.name, alias: e.alias })),
-        seccompProfile: () =>
-          seccompProfilePath(config.stateDir, {
-            gvisor: isGvisor(config.ociRuntime),
-            onFallback: ({ stateDir, error, path }) =>
-              log.warn(
-                "the state dir cannot be written: the seccomp profile goes to a temporary folder; caches, the audit log, skills and sign-ins are not kept (set MCP_BRIDGE_STATE_DIR to a writable folder)",
-                { stateDir, error, profile: path },
-              ),
-          }),
-        onEngine: guardEngine,
-        telemetry,
+        ...core.sessionDeps(scope.id === LOCAL ? log : log.child({ principal: scope.id })),
+        ...upstreamDeps(scope),
         ...extra,
       });
   const scopes = new Map<string, PrincipalScope>();
@@ -219,11 +168,11 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     engine,
     pool: getPool,
     newSession: sessionFor({ id: LOCAL, pool: getPool }),
+    localSessionDeps: () => upstreamDeps({ id: LOCAL, pool: getPool }),
     principal: principalScope,
     close: async () => {
       await Promise.all(pools.map((p) => p.close()));
-      audit?.close();
-      await telemetry.close();
+      await core.close();
     },
     telemetry,
     killUpstreamsSync: () => {

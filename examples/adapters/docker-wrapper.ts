@@ -6,7 +6,7 @@
  *
  * It imports nothing from the bridge at run time (the `import type` below vanishes when the file is
  * loaded), so it works beside the compiled binary: the hardening flags and the error classes come
- * from `options.kit`. Copy it and change what your engine needs; docs/ADAPTERS.md has the contract.
+ * from `options.kit`. Copy it and change what your engine needs; docs/engines.md has the contract.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";

@@ -7,7 +7,7 @@ import { createApp, VERSION } from "../app.ts";
 import type { Config } from "../config/env.ts";
 import type { Discovery } from "../config/servers.ts";
 import type { Logger } from "../log.ts";
-import type { Policy } from "../policy.ts";
+import { serverRefusal, type Policy } from "../policy.ts";
 import { reapOrphans } from "../reaper.ts";
 import { getRenderer } from "../render/render.ts";
 import { removeAllContainers, removeAllContainersSync } from "../sandbox/live-containers.ts";
@@ -17,6 +17,7 @@ import { type Handshake, handshake } from "../server/handshake.ts";
 import { startupReadiness } from "../server/readiness.ts";
 import { guardParams } from "../server/wire.ts";
 import { LOCAL_PRINCIPAL, Sessions } from "../session/sessions.ts";
+import type { EarlySession } from "./serve-early.ts";
 
 /** The one connection of a stdio bridge: its default session is the session of every call without `session`. */
 const STDIO_CONNECTION = "stdio";
@@ -42,18 +43,35 @@ export interface BridgeStart {
   /** What the front answered the opening with; undefined when it answered nothing. */
   handshake?: Handshake;
   shuttingDown: () => boolean;
+  /** The first session, made while this loaded (serve-early.ts), if one was; none is made after this is asked. */
+  early?: () => Promise<EarlySession> | undefined;
 }
 
 export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const { config, log, discovery, front } = start;
-  const app = createApp(process.env, process.cwd(), { config, log, discovery, policy: start.policy });
+  const early = await start.early?.()?.catch(() => undefined);
+  const app = createApp(process.env, process.cwd(), { config, log, discovery, policy: start.policy, core: early?.core });
+  const upstream = app.localSessionDeps();
+  early?.bind(upstream);
+  // The servers the first call names start now, not once it has reached its session: the servers the
+  // user has not approved or the policy refuses are left out, as the call's own checks would.
+  const allowed = (early?.servers ?? []).filter((s) => !upstream.serverBlocked?.(s) && !serverRefusal(start.policy, s));
+  if (allowed.length) upstream.startServers?.(allowed);
   const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
   const sessions = new Sessions({
-    make: (principal, handle) => app.newSession({ identity: { principal, handle } }),
+    // The local user's first session may have been made (its sandbox started) while this loaded; never on
+    // kubernetes (serve.ts), where a sandbox carries its session's identity.
+    make: (principal, handle) =>
+      (principal === LOCAL_PRINCIPAL ? early?.take() : undefined) ?? app.newSession({ identity: { principal, handle } }),
     ttlMs: config.sessionTtlSec * 1000,
     maxPerPrincipal: config.maxSessionsPerUser,
     log,
   });
+  // A prewarm not begun before this loaded (no early answer: the first start here) begins at
+  // `initialize` too, while the startup check below is waited for, rather than at `initialized`.
+  const prewarm = () => config.prewarm && !start.shuttingDown() && sessions.prewarm(LOCAL_PRINCIPAL, STDIO_CONNECTION);
+  if (front.initializeSeen) prewarm();
+  else front.onrequest = (request) => request.method === "initialize" && prewarm();
   const stopStats = app.metrics.persist(config.stateDir);
   process.on("exit", () => {
     removeAllContainersSync();
@@ -66,6 +84,7 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
     stopStats();
     // A bridge restarted with the same sessions' handles adopts the pods it left (kubernetes).
     await sessions.close({ leave: true }).catch(() => {});
+    await early?.close().catch(() => {});
     await removeAllContainers();
     await app.close().catch(() => {});
     await server?.close().catch(() => {});
@@ -94,10 +113,9 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
     metrics: app.metrics,
     telemetry: app.telemetry,
   });
-  server.oninitialized = () => {
-    // The default session the first call will use (or the first new session), made now so its sandbox starts in the background.
-    if (config.prewarm && !start.shuttingDown()) sessions.prewarm(LOCAL_PRINCIPAL, STDIO_CONNECTION);
-  };
+  // The default session the first call will use (or the first new session), made now so its sandbox
+  // starts in the background (made already when it began at `initialize`).
+  server.oninitialized = () => prewarm();
   await server.connect(guardParams(front.attach()));
   log.info("serving MCP on stdio", { version: VERSION, answeredEarly: front.answered });
   // The sweep lists containers on every engine installed: later, so it does not compete with the first

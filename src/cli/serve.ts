@@ -23,6 +23,7 @@ import { rememberedNames, rememberNames, slowToDiscover } from "../server/openin
 import { StdioTransport } from "../server/stdio-transport.ts";
 import { VERSION } from "../version.ts";
 import type { RunningBridge } from "./serve-bridge.ts";
+import type { EarlySession } from "./serve-early.ts";
 
 /** Idle this long after the last message out, the bridge collects its garbage (host/memory.ts). */
 const IDLE_GC_MS = 2_000;
@@ -72,6 +73,10 @@ export async function serve(): Promise<void> {
 
   let bridge: Promise<RunningBridge> | undefined;
   let shuttingDown = false;
+  // The first sandbox starts while the rest of the bridge loads (serve-early.ts), once it is sure to be
+  // wanted; the bridge takes it when it has loaded, and none is started early after that.
+  let early: Promise<EarlySession> | undefined;
+  let earlyTaken = false;
   const shutdown = async (why: string, code = 0) => {
     if (shuttingDown) return;
     shuttingDown = true;
@@ -80,6 +85,7 @@ export async function serve(): Promise<void> {
     (hardStop as { unref?: () => void }).unref?.();
     const running = await bridge?.catch(() => undefined);
     await running?.close();
+    if (!earlyTaken) await (await early?.catch(() => undefined))?.close();
     process.exit(code);
   };
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
@@ -91,6 +97,17 @@ export async function serve(): Promise<void> {
   process.stdin.on("end", () => void shutdown("stdin closed"));
   process.stdin.on("close", () => void shutdown("stdin closed"));
   front.onclose = () => void shutdown("transport closed");
+  front.onrequest = (request) => {
+    // When the first call arrived, in the process's own time: where its milliseconds went (bench/latency.ts).
+    if (request.method === "tools/call" && !earlyTaken) log.debug("tools/call arrived", { at_ms: Math.round(performance.now() * 10) / 10 });
+    // Not on kubernetes: its sandboxes are pods named for their session (a handle), made by the bridge.
+    if (early || earlyTaken || shuttingDown || config.engine === "kubernetes" || !startsEarly(request, config.prewarm)) return;
+    const servers = request.method === "initialize" ? [] : callServers(request);
+    early = import("./serve-early.ts").then((m) =>
+      m.startEarly({ config, log, policy }, request.method === "initialize" ? "prewarm" : "call", servers),
+    );
+    early.catch((err) => log.warn("the first sandbox could not be started early", { error: renderError(err) }));
+  };
   front.ondisagree = (answer) =>
     log.warn("the server refused a request the handshake had answered", { answer: JSON.stringify(answer).slice(0, 300) });
 
@@ -123,8 +140,43 @@ export async function serve(): Promise<void> {
     }
   }
   if (shuttingDown) return;
+  // An early sandbox start runs the engine first: loading the rest holds the thread its steps need.
+  await (await early?.catch(() => undefined))?.spawned;
+  if (shuttingDown) return;
   bridge = import("./serve-bridge.ts").then((m) =>
-    m.startBridge({ config, policy, log, discovery, front, handshake: said, shuttingDown: () => shuttingDown }),
+    m.startBridge({
+      config,
+      policy,
+      log,
+      discovery,
+      front,
+      handshake: said,
+      shuttingDown: () => shuttingDown,
+      early: () => {
+        earlyTaken = true;
+        return early;
+      },
+    }),
   );
   await bridge;
+}
+
+/**
+ * Whether a request that reached the front makes the first sandbox sure to be wanted: `initialize` when
+ * prewarm is on (the prewarm, begun before the rest has loaded), or a run_python call on the default
+ * session (the call's own sandbox). A call that names a session or resets gets its sandbox as usual.
+ */
+function startsEarly(request: { method: string; params?: unknown }, prewarm: boolean): boolean {
+  if (request.method === "initialize") return prewarm;
+  if (request.method !== "tools/call") return false;
+  const params = request.params as { name?: unknown; arguments?: { session?: unknown; reset?: unknown } } | undefined;
+  if (params?.name !== "run_python") return false;
+  const args = params.arguments;
+  return typeof args === "object" && args !== null && (args.session === undefined || args.session === "") && args.reset !== true;
+}
+
+/** The servers a run_python call names (strings only; the bridge checks them again when it handles the call). */
+function callServers(request: { params?: unknown }): string[] {
+  const servers = (request.params as { arguments?: { servers?: unknown } } | undefined)?.arguments?.servers;
+  return Array.isArray(servers) ? servers.filter((s): s is string => typeof s === "string").slice(0, 64) : [];
 }

@@ -1,7 +1,7 @@
 /**
  * Every environment variable of the bridge, declared once (ENV_VARS): its parser, whose `.describe()`
- * is the text `--help` and the README show, its default, and its key in our settings file. What reads
- * them (loadConfig, the policy, the README table) is in env.ts.
+ * is the text `--help` and docs/configuration.md show, its default, and its key in our settings file. What reads
+ * them (loadConfig, the policy, the docs/configuration.md table) is in env.ts.
  */
 import { isAbsolute } from "node:path";
 import * as z from "zod";
@@ -23,16 +23,16 @@ export interface Variable<T = unknown> {
   readonly schema: z.ZodType<T, string>;
   /** The default, as the user would write it. */
   readonly default?: string;
-  /** A default computed at run time, as help and README show it. */
+  /** A default computed at run time, as help and docs/configuration.md show it. */
   readonly shown?: string;
   /** Where the variable's setting also lives in our settings file (the variable wins, per field). */
   readonly fileKey?: string;
 }
 
 /**
- * Every variable, declared once: its parser (whose `.describe()` is the text help and README show), its
+ * Every variable, declared once: its parser (whose `.describe()` is the text help and docs/configuration.md show), its
  * default as the user would write it, how help shows a default computed at run time, and its key in our
- * settings file, when it has one. The Config type and the README table are derived from these.
+ * settings file, when it has one. The Config type and the docs/configuration.md table are derived from these.
  */
 export const ENV_VARS = {
   MCP_BRIDGE_RUNTIME: {
@@ -537,7 +537,7 @@ export const ENV_VARS = {
   },
 } as const satisfies Record<string, Variable>;
 
-/** Families of variables named after something the user defines; listed in help and README. */
+/** Families of variables named after something the user defines; listed in help and docs/configuration.md. */
 export const ENV_FAMILIES: Record<string, string> = {
   MCP_BRIDGE_INPUT_:
     "MCP_BRIDGE_INPUT_<ID>: the value of a VS Code ${input:<id>} prompt in a server definition (id upper-cased, other characters as _)",

@@ -1,7 +1,7 @@
 /**
  * Configuration from environment variables, validated with zod. The names match the bridge our users
  * come from, so their MCP configs keep working. Each variable is declared once, in env-vars.ts; the
- * Config type, `--help` and the README's table are derived from those declarations here.
+ * Config type, `--help` and the table in docs/configuration.md are derived from those declarations here.
  */
 import * as z from "zod";
 import { BridgeError } from "../errors.ts";
@@ -26,7 +26,7 @@ export function isEnvKey(name: string): name is EnvKey {
   return Object.hasOwn(ENV_VARS, name);
 }
 
-/** Every variable, in the order of ENV_VARS (help and README list them so). */
+/** Every variable, in the order of ENV_VARS (help and docs/configuration.md list them so). */
 export const ENV_KEYS: readonly EnvKey[] = Object.keys(ENV_VARS).filter(isEnvKey);
 
 /** A variable's declaration. */
@@ -106,7 +106,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     stateDir: get("MCP_BRIDGE_STATE_DIR") ?? defaultStateDir(env, home),
     outputMode: need("MCP_BRIDGE_OUTPUT_MODE"),
     outputCap: need("MCP_BRIDGE_OUTPUT_CAP"),
-    /** Send structuredContent (and declare an outputSchema); off by default, see README "What the model sees". */
+    /** Send structuredContent (and declare an outputSchema); off by default, see docs/clients.md "What the model sees". */
     structuredContent: need("MCP_BRIDGE_STRUCTURED_CONTENT"),
     logLevel: need("MCP_BRIDGE_LOG_LEVEL"),
     logFormat: need("MCP_BRIDGE_LOG_FORMAT"),
@@ -153,7 +153,7 @@ function defaultStateDir(env: Record<string, string | undefined>, home: string):
   return `${xdg || `${home}/.local/state`}/mcp-code-exec`;
 }
 
-/** Rows for help output and README: variable, default, description, and its settings-file key. */
+/** Rows for help output and docs/configuration.md: variable, default, description, and its settings-file key. */
 export function envTable(): Array<{ name: string; default: string; description: string; fileKey?: string }> {
   return ENV_KEYS.map((name) => {
     const v = envVariable(name);
@@ -161,7 +161,7 @@ export function envTable(): Array<{ name: string; default: string; description: 
   });
 }
 
-/** The README's table of variables, generated from the schema (test/unit/env-config.test.ts compares). */
+/** docs/configuration.md's table of variables, generated from the schema (scripts/config-reference.ts writes it; test/unit/env-config.test.ts compares). */
 export function envMarkdownTable(): string {
   const cell = (s: string) => s.replaceAll("|", "\\|");
   return [

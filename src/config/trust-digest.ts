@@ -12,7 +12,7 @@
  *   and what it points at are both covered. Programs found on PATH (`node`, `npx`) and files outside
  *   the repository are the user's own and are not read.
  *
- * Not covered, and said so in docs/SECURITY.md: files those files load in turn (a module `server.js`
+ * Not covered, and said so in docs/security.md: files those files load in turn (a module `server.js`
  * requires), and what a named-pipe envFile serves (reading it would consume it; a repository cannot
  * hold a pipe).
  */

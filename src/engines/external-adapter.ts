@@ -18,7 +18,7 @@ export const ADAPTER_FILE = /\.(ts|mts|js|mjs|cjs)$/;
 
 const REQUIRED_METHODS = ["probe", "runArgv", "imageExists", "remove", "removeSync", "list", "imageHint"] as const;
 const OPTIONAL_METHODS = ["ensureRunning"] as const;
-const HINT = "see docs/ADAPTERS.md for the interface (examples/adapters/docker-wrapper.ts is a working one)";
+const HINT = "see docs/engines.md for the interface (examples/adapters/docker-wrapper.ts is a working one)";
 
 /** Whether `choice` names an adapter file rather than a built-in engine. */
 export function isAdapterPath(choice: string): boolean {

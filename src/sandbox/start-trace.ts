@@ -10,6 +10,8 @@ import type { ReadyFrame } from "./frames.ts";
 export const wallMs = (): number => performance.timeOrigin + performance.now();
 
 export class StartTrace {
+  /** When the start began, in milliseconds since this process started (comparable with other such marks in the log). */
+  readonly atMs: number = round(performance.now());
   readonly #t0 = wallMs();
   #last = this.#t0;
   /** Milliseconds per step, in the order they happened. */

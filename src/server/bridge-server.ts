@@ -4,7 +4,7 @@
  *
  * Built on the SDK's low-level Server so that what we advertise is what we do: no `listChanged` (the
  * tool and resource lists never change), spec error codes with plain messages (see wire.ts), and
- * `structuredContent` only when MCP_BRIDGE_STRUCTURED_CONTENT asks for it (README: "What the model sees").
+ * `structuredContent` only when MCP_BRIDGE_STRUCTURED_CONTENT asks for it (docs/clients.md: "What the model sees").
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {

@@ -31,6 +31,11 @@ export class HandshakeFront {
   onerror?: (error: Error) => void;
   /** Told when the server answers a request answered here with an error (it judged the params otherwise). */
   ondisagree?: (answer: JSONRPCMessage) => void;
+  /**
+   * Told of each request that arrives before the server is attached, after the front has answered it if
+   * it does: serve.ts starts what the first call will need while the rest of the bridge loads.
+   */
+  onrequest?: (request: { method: string; params?: unknown }) => void;
   readonly #inner: Transport;
   readonly #queue: JSONRPCMessage[] = [];
   /** Requests answered here: the attached server's answers to them are dropped. */
@@ -77,6 +82,11 @@ export class HandshakeFront {
       this.#wake = undefined;
       if (!arrived) return;
     }
+  }
+
+  /** Whether the client's `initialize` has arrived. */
+  get initializeSeen(): boolean {
+    return this.#opening !== undefined;
   }
 
   /** How many requests were answered here (for the log). */
@@ -128,6 +138,7 @@ export class HandshakeFront {
     }
     this.#queue.push(m);
     if (!this.#over && this.#handshake && "method" in m) this.#early(m as Request | { method: string; id?: undefined });
+    if ("method" in m && "id" in m) this.onrequest?.(m);
     this.#wake?.();
   }
 

@@ -74,11 +74,14 @@ export class SandboxLife {
     return live(this.#state)?.box;
   }
 
-  /** Start a sandbox in the background when there is none; one that no run uses is stopped as idle. */
-  warm(onError: (err: unknown) => void): void {
+  /**
+   * Start a sandbox in the background when there is none; one that no run uses is stopped as idle.
+   * Settles (never rejects) when that start has ended, either way.
+   */
+  warm(onError: (err: unknown) => void): Promise<void> {
     const kind = this.#state.kind;
-    if (this.#closed || (kind !== "none" && kind !== "gone")) return;
-    this.ensure()
+    if (this.#closed || (kind !== "none" && kind !== "gone")) return Promise.resolve();
+    return this.ensure()
       .then(() => this.armIdle())
       .catch((err) => {
         if (!this.#closed) onError(err);

@@ -57,6 +57,11 @@ export interface SessionDeps {
   log: Logger;
   /** Answers requests from the session's sandbox code (tool calls, discovery). */
   requests?: RequestHandler;
+  /**
+   * Start these upstream servers now: a run that names them starts them while its sandbox starts,
+   * rather than when its code first reaches them. Failures are heard by that first use.
+   */
+  startServers?: (names: readonly string[]) => void;
   /** Every configured server as {name, alias}, sent with each run so proxies can be named. */
   discovered?: () => Array<{ name: string; alias: string }>;
   /** Limits on what runs may do; none when absent. */
@@ -128,9 +133,11 @@ export class Session {
     return this.#loaded;
   }
 
-  /** Start the sandbox in the background so the first call does not pay for it. */
-  warm(): void {
-    this.#life.warm((err) => this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }));
+  /** Start the sandbox in the background so the first call does not pay for it; settles when that start ends. */
+  warm(): Promise<void> {
+    return this.#life.warm((err) =>
+      this.#deps.log.warn("prewarm failed", { error: err instanceof BridgeError ? err.render() : String(err) }),
+    );
   }
 
   /** Runs are serialised: a session is one interpreter. */
@@ -215,6 +222,8 @@ export class Session {
     const { config, log } = this.#deps;
     const started = performance.now();
     const notes: string[] = [];
+    // Everything the run needs starts at once: its servers while its sandbox starts (or is reset).
+    if (req.servers?.length && !req.signal?.aborted) this.#deps.startServers?.(req.servers);
     if (req.reset) {
       await this.#life.reset("reset requested");
       notes.push("Session reset: this run started in a fresh interpreter.");
@@ -253,7 +262,7 @@ export class Session {
       this.#execExtra(),
       req.onOutput && capStream(req.onOutput, config.outputCap),
     );
-    // Time a person spends answering a question does not count against the run (README: Approvals).
+    // Time a person spends answering a question does not count against the run (docs/approvals.md).
     const deadline = new Deadline(timeoutSec * 1000, timeoutSec * 1000, this.#clock);
     this.#gate.beginRun(id, {
       loaded: this.#loaded,
@@ -366,6 +375,7 @@ export class Session {
       engine: adapter.name,
       name: box.name,
       total_ms: trace.totalMs,
+      at_ms: trace.atMs,
       ...trace.facts,
       ...prefixed("ms_", trace.phases),
     });

@@ -147,6 +147,23 @@ export class UpstreamPool {
     return s;
   }
 
+  /**
+   * Start these servers now, ahead of the run that named them: their start overlaps its sandbox's.
+   * One whose tool list is not known lists it too (what the run's proxies ask first). Servers that may
+   * not start are left alone (the run was refused already); failures are heard by the run's first use.
+   */
+  warm(names: readonly string[]): void {
+    for (const name of names) {
+      const shared = this.#opts.shared;
+      if (shared?.names.has(name)) {
+        shared.pool.warm([name]);
+        continue;
+      }
+      if (!this.entry(name) || this.blocked(name)) continue;
+      void this.server(name)!.warm({ listTools: !this.knownTools(name) });
+    }
+  }
+
   /** Tool list of one server: memory, disk cache, or the live server (started if needed). */
   async tools(name: string, opts: { live?: boolean } = {}): Promise<Tool[]> {
     const entry = this.entry(name);

@@ -34,6 +34,12 @@ import { CALL_TOOL_RESULT, useLineBuffer } from "./wire-reading.ts";
 
 export type { CallRelay } from "./relay.ts";
 
+/**
+ * How long the failure of a start made ahead of need (warm()) is kept for the use it was made for:
+ * longer than any sandbox start (the run that asked waits for its sandbox first).
+ */
+const HELD_FAILURE_MS = 60_000;
+
 /** The SDK's own request timeout is not used for tool calls (ours pauses while a person answers). */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
@@ -99,6 +105,10 @@ export class UpstreamServer {
   #scrub = new CredentialScrubber();
   #refreshing = false;
   #refreshAgain = false;
+  /** A start made ahead of need (warm()), and whether a use has joined it. */
+  #warming: { promise: Promise<Client>; joined: boolean } | undefined;
+  /** A start made ahead of need failed unheard: the next use hears this failure instead of starting it again. */
+  #held: { error: unknown; until: number } | undefined;
 
   constructor(entry: ServerEntry, opts: UpstreamOptions) {
     this.entry = entry;
@@ -289,9 +299,37 @@ export class UpstreamServer {
     await client?.close().catch(() => {});
   }
 
+  /**
+   * Start the server now, ahead of its first use (a run that names it is waiting for its sandbox). A
+   * start that fails is not made twice: the use it was made for hears the same failure, as if it had
+   * started the server itself (unless a use joined the start and heard it already). `listTools`: its
+   * tool list is fetched too once it is up (what a run's proxies ask first, when no cache has it).
+   * Settles (never rejects) once the start has ended and its failure, if any, is kept.
+   */
+  warm(opts: { listTools?: boolean } = {}): Promise<void> {
+    if (this.#closed || this.#client || this.#connecting || (this.#held && Date.now() < this.#held.until)) return Promise.resolve();
+    const warming = { promise: this.#connect(), joined: false };
+    this.#warming = warming;
+    return warming.promise.then(
+      () => {
+        if (this.#warming === warming) this.#warming = undefined;
+        if (opts.listTools) this.listTools().catch(() => {});
+      },
+      (error: unknown) => {
+        if (this.#warming !== warming) return;
+        this.#warming = undefined;
+        if (!warming.joined) this.#held = { error, until: Date.now() + HELD_FAILURE_MS };
+      },
+    );
+  }
+
   #connect(): Promise<Client> {
     if (this.#closed) return Promise.reject(new UpstreamError("closed", `server ${this.entry.name} is shut down`));
     if (this.#client) return Promise.resolve(this.#client);
+    const held = this.#held;
+    this.#held = undefined;
+    if (held && !this.#connecting && Date.now() < held.until) return Promise.reject(held.error);
+    if (this.#connecting && this.#warming?.promise === this.#connecting) this.#warming.joined = true;
     this.#connecting ??= this.#start().finally(() => {
       this.#connecting = undefined;
     });
@@ -333,6 +371,7 @@ export class UpstreamServer {
       }
     };
     const t0 = performance.now();
+    log.debug("starting upstream server", { server: this.entry.name });
     try {
       // What the server sends unasked is bounded before the SDK handles it (notification-gate.ts).
       const transport = gateTransport(await this.#transport(), new NotificationGate(this.entry.name, log));

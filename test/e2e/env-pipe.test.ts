@@ -54,7 +54,7 @@ test("the server gets the secrets from the pipe (and code sees them only as remo
   });
   expect(r.isError).toBe(false);
   // The server got exactly the pipe's token: it comes back as a credential the bridge sent, which
-  // code is never shown (docs/SECURITY.md), in place of the value.
+  // code is never shown (docs/security.md), in place of the value.
   expect(r.text).toContain("('[credential removed]', 'from-env')");
   expect(r.text).not.toContain(TOKEN);
   expect(await writer.exited).toBe(0);

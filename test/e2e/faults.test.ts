@@ -350,7 +350,8 @@ describe("upstream servers never outlive the bridge", () => {
     expect(await waitFor(async () => started() > 0, 15_000)).toBe(true);
     const pid = started();
     process.kill(bridge.pid, "SIGKILL");
-    expect(await waitFor(async () => !processAlive(pid), 10_000)).toBe(true);
+    // A guard, not a target: the watchdog ends it within a second or two; 10 s ran out once at load 19.
+    expect(await waitFor(async () => !processAlive(pid), 30_000)).toBe(true);
     await bridge.close();
   });
 });

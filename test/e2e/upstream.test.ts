@@ -86,7 +86,7 @@ const engine = ENGINES[0]!;
 let world: World;
 let bridge: BridgeHandle;
 // filesystem's write_file is marked destructive, so it asks first; this client cannot answer questions,
-// so the tool is named in allowTools, the way README tells users to (approvals: test/e2e/approvals.test.ts).
+// so the tool is named in allowTools, the way docs/approvals.md tells users to (approvals: test/e2e/approvals.test.ts).
 const env = () => ({
   HOME: world.home,
   MCP_BRIDGE_RUNTIME: engine,

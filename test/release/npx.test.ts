@@ -169,7 +169,7 @@ describe("npx -y mcp-code-exec, Node without Bun", () => {
       )) as CallToolResult;
       expect(stderr).toBe("");
       expect(result.isError).toBeFalsy();
-      // What the model sees: the text (structuredContent is off by default, see README).
+      // What the model sees: the text (structuredContent is off by default, see docs/clients.md).
       expect(result.content).toEqual([{ type: "text", text: "42" }]);
     } finally {
       await client.close();

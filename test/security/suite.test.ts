@@ -3,7 +3,7 @@
  * (runsc) under both. Each attack's outcome is asserted from inside (its verdict) and from outside:
  * the bridge answers the next call, the canary files are unchanged, nothing of the sandbox outlives it.
  * A deliberately weakened sandbox must FAIL the same checks, so a suite that passes by accident is caught.
- * With MCP_TEST_WRITE_SECURITY_TABLE=1 the results table in docs/SECURITY.md is regenerated.
+ * With MCP_TEST_WRITE_SECURITY_TABLE=1 the results table in docs/security.md is regenerated.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -311,7 +311,7 @@ afterAll(() => {
   ];
   const table = lines.join("\n");
   if (process.env.MCP_TEST_WRITE_SECURITY_TABLE === "1") {
-    const doc = join(ROOT, "docs", "SECURITY.md");
+    const doc = join(ROOT, "docs", "security.md");
     const text = readFileSync(doc, "utf8");
     const start = "<!-- attack-table:start -->";
     const end = "<!-- attack-table:end -->";

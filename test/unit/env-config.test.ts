@@ -82,10 +82,10 @@ describe("environment configuration", () => {
 });
 
 describe("one source for every setting", () => {
-  test("README's table of variables is the one the schema generates (bun scripts/readme-env.ts)", async () => {
-    const { withEnvTable } = await import("../../scripts/readme-env.ts");
-    const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
-    expect(withEnvTable(readme)).toBe(readme);
+  test("docs/configuration.md's table of variables is the one the schema generates (bun scripts/config-reference.ts)", async () => {
+    const { withEnvTable, CONFIG_DOC } = await import("../../scripts/config-reference.ts");
+    const page = readFileSync(CONFIG_DOC, "utf8");
+    expect(withEnvTable(page), "run `bun scripts/config-reference.ts` and commit docs/configuration.md").toBe(page);
   });
 
   test("every MCP_BRIDGE_ variable the code reads is in the schema", () => {

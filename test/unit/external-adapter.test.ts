@@ -47,7 +47,7 @@ describe("external adapters (MCP_BRIDGE_ADAPTER)", () => {
     const p = moduleFile(`export const adapter = ${COMPLETE};`);
     const err = await loadError(p);
     expect(err.render()).toContain(`MCP_BRIDGE_ADAPTER=${p}: the module has no default export`);
-    expect(err.hint).toContain("docs/ADAPTERS.md");
+    expect(err.hint).toContain("docs/engines.md");
   });
 
   test("a factory returning an object without runArgv names every missing member", async () => {
