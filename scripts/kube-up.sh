@@ -78,7 +78,9 @@ fi
 mkdir -p "$STATE" "$RUN" "$LOGS" "$PKI"
 
 # --- packages and binaries ------------------------------------------------------------------------
-APT=(etcd-server containerd runc runsc containernetworking-plugins iproute2 openssl nftables curl gcc libc6-dev)
+# iptables: the kubelet sets up its own chains at start ("Initialized iptables rules" in its log); conntrack
+# beside it, as on the machine the cluster was first brought up on, so a fresh one matches it.
+APT=(etcd-server containerd runc runsc containernetworking-plugins iproute2 openssl nftables iptables conntrack curl gcc libc6-dev)
 missing=()
 for p in "${APT[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
