@@ -94,4 +94,13 @@ bash scripts/test-wheels.sh
 # An assignment, not an argument of log: a failed build must stop setup (set -e).
 receiver=$(bash scripts/otlp-receiver.sh)
 log "OTLP receiver: $receiver"
+
+# The single-node Kubernetes cluster the kubernetes engine's suites use (docs/kubernetes.md): built once
+# per machine (cached; tens of minutes cold), then up in under a minute, seconds when it already runs.
+# Not fatal here: the tests that need it say how to bring it up, and .ci/run tries again from stopped.
+if kubeconfig=$(bash scripts/kube-up.sh | tail -1); then
+  log "test cluster: $kubeconfig"
+else
+  log "WARNING: the test cluster did not come up (see the [kube-up] lines above and /var/log/mcp-code-exec-kube/); bash scripts/kube-up.sh tries again"
+fi
 log "ready"
