@@ -5,7 +5,7 @@
  */
 import { isOurTool, type Seen, type Step } from "./scenario.ts";
 
-type Block = { type: string; [k: string]: unknown };
+export type Block = { type: string; [k: string]: unknown };
 type Message = { role: string; content: string | Block[] };
 
 export interface ModelStub {
@@ -65,7 +65,8 @@ export function startAnthropicStub(steps: Step[]): ModelStub {
   return { url: `http://127.0.0.1:${server.port}`, seen, requests, close: () => server.stop(true) };
 }
 
-function toSeen(label: string, b: Block): Seen {
+/** A tool result as the model read it: its text, its images' types, whether it was an error. */
+export function toSeen(label: string, b: Block): Seen {
   const content = b.content;
   const blocks: Block[] = typeof content === "string" ? [{ type: "text", text: content }] : ((content as Block[] | undefined) ?? []);
   const text = blocks
@@ -76,7 +77,8 @@ function toSeen(label: string, b: Block): Seen {
   return { label, text, images, isError: b.is_error === true, raw: b };
 }
 
-function reply(body: { stream?: boolean; model?: string }, content: Block[], stopReason: string): Response {
+/** A non-streaming answer, or the same as server-sent events when the client streams. */
+export function reply(body: { stream?: boolean; model?: string }, content: Block[], stopReason: string): Response {
   const message = {
     id: `msg_${crypto.randomUUID()}`,
     type: "message",

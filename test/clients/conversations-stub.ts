@@ -6,10 +6,9 @@
  * A step may depend on what the model has read so far (the system prompt, earlier results), as a real
  * model's next call does: that is how a scripted model follows our instructions and passes a handle on.
  */
-import type { ModelStub } from "./anthropic-stub.ts";
+import { reply, toSeen, type Block, type ModelStub } from "./anthropic-stub.ts";
 import { isOurTool, type Seen, type Step } from "./scenario.ts";
 
-type Block = { type: string; [k: string]: unknown };
 type Message = { role: string; content: string | Block[] };
 
 /** What the model knows when it makes a call: its system prompt and the results of its conversation so far. */
@@ -88,48 +87,4 @@ function firstText(m: Message | undefined): string {
     .filter((b) => b.type === "text")
     .map((b) => String(b.text))
     .join("\n");
-}
-
-function toSeen(label: string, b: Block): Seen {
-  const blocks: Block[] = typeof b.content === "string" ? [{ type: "text", text: b.content }] : ((b.content as Block[] | undefined) ?? []);
-  const text = blocks
-    .filter((c) => c.type === "text")
-    .map((c) => String(c.text))
-    .join("\n");
-  const images = blocks.filter((c) => c.type === "image").map((c) => String((c.source as { media_type?: string })?.media_type ?? "image"));
-  return { label, text, images, isError: b.is_error === true, raw: b };
-}
-
-/** A non-streaming answer, or the same as server-sent events when the client streams. */
-function reply(body: { stream?: boolean; model?: string }, content: Block[], stopReason: string): Response {
-  const message = {
-    id: `msg_${crypto.randomUUID()}`,
-    type: "message",
-    role: "assistant",
-    model: body.model ?? "claude-stub",
-    content,
-    stop_reason: stopReason,
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  };
-  if (!body.stream) return Response.json(message);
-  const events: Array<[string, unknown]> = [
-    ["message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null } }],
-  ];
-  content.forEach((c, index) => {
-    const start = c.type === "tool_use" ? { ...c, input: {} } : { type: "text", text: "" };
-    const delta =
-      c.type === "tool_use" ? { type: "input_json_delta", partial_json: JSON.stringify(c.input) } : { type: "text_delta", text: c.text };
-    events.push(["content_block_start", { type: "content_block_start", index, content_block: start }]);
-    events.push(["content_block_delta", { type: "content_block_delta", index, delta }]);
-    events.push(["content_block_stop", { type: "content_block_stop", index }]);
-  });
-  events.push([
-    "message_delta",
-    { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } },
-  ]);
-  events.push(["message_stop", { type: "message_stop" }]);
-  return new Response(events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join(""), {
-    headers: { "content-type": "text/event-stream" },
-  });
 }
