@@ -3,19 +3,10 @@
  * everything written before the run ended is in its result, from Python, C code and subprocesses, in
  * order; a flood is counted, not kept; and a writer that never stops cannot hold a run's result back.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { localSession, type LocalSession } from "../support/local-session.ts";
+import { describe, expect, test } from "bun:test";
+import { localSessionsClosedAfterEach } from "../support/local-session.ts";
 
-let open: LocalSession[] = [];
-const start = () => {
-  const s = localSession();
-  open.push(s);
-  return s;
-};
-afterEach(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  open = [];
-});
+const start = localSessionsClosedAfterEach();
 
 describe("output capture (local python: no engine, no isolation)", () => {
   test("writes from Python, os.write and a subprocess all land in the run that made them, in order", async () => {

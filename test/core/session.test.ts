@@ -2,20 +2,16 @@
  * The session core on the test-only local-python engine: the real entrypoint, Sandbox, Session and the
  * request handler, in about a second. What a real engine adds (isolation, limits) is tested in e2e/.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { INTERRUPT_GRACE_MS } from "../../src/session/ladder.ts";
-import { localSession, type LocalSession } from "../support/local-session.ts";
+import { localSessionsClosedAfterEach } from "../support/local-session.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 
-let open: LocalSession[] = [];
-const start = (env: Record<string, string> = {}, clock?: ManualClock) => {
-  const s = localSession(env, { clock });
-  open.push(s);
-  return s;
-};
+const session = localSessionsClosedAfterEach();
+const start = (env: Record<string, string> = {}, clock?: ManualClock) => session(env, { clock });
 
 /** A line for code to print where it has started (it is streamed at once). */
 const SAY_STARTED = "print('started', flush=True)";

@@ -3,19 +3,10 @@
  * state-notes.ts), on the test-only local-python engine: after a run the client cancelled (its result
  * never reached the model), and on a NameError in a new interpreter.
  */
-import { afterEach, expect, test } from "bun:test";
-import { localSession, type LocalSession } from "../support/local-session.ts";
+import { expect, test } from "bun:test";
+import { localSessionsClosedAfterEach, type LocalSession } from "../support/local-session.ts";
 
-let open: LocalSession[] = [];
-const start = () => {
-  const s = localSession();
-  open.push(s);
-  return s;
-};
-afterEach(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  open = [];
-});
+const start = localSessionsClosedAfterEach();
 
 /** Cancel a run once its code has printed `started` (the code is running, past its first lines). */
 async function cancelWhenStarted(session: LocalSession["session"], code: string) {

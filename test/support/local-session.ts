@@ -1,4 +1,5 @@
 /** A real Session on the test-only local-python engine: the whole core, no engine, no image, no binary. */
+import { afterEach } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,5 +53,21 @@ export function localSession(env: Record<string, string> = {}, opts: { cwd?: str
       await session.close();
       await app.close();
     },
+  };
+}
+
+/**
+ * localSession() for a test file: every session it makes is closed after the test that made it (its
+ * local "containers" too), so a failed assertion leaves no interpreter running into the next test.
+ */
+export function localSessionsClosedAfterEach(): typeof localSession {
+  const open: LocalSession[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  return (env, opts) => {
+    const s = localSession(env, opts);
+    open.push(s);
+    return s;
   };
 }
