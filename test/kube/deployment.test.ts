@@ -13,7 +13,7 @@ import type { KubeApi } from "../../adapters/kube/api.ts";
 import type { Pod } from "../../adapters/kube/sandboxes.ts";
 import { legacyClient } from "../support/http-bridge.ts";
 import { waitFor } from "../support/engines.ts";
-import { KUBECONFIG, requireCluster } from "../support/kube.ts";
+import { KUBECONFIG, keepBusy, requireCluster } from "../support/kube.ts";
 
 const NS = "mcp-code-exec";
 const PODS = `/api/v1/namespaces/${NS}/pods`;
@@ -61,21 +61,9 @@ test("one replica of the Deployment deleted under load: its session goes on thro
 
     const own = handleIn((await b.run("n = 0\n'ready'", { session: "new" })).text);
     expect(own).toBeDefined();
-    let stop = false;
-    const running = Promise.withResolvers<void>();
-    const load = (async () => {
-      const errors: string[] = [];
-      let calls = 0;
-      while (!stop) {
-        const r = await b.run("import time\ntime.sleep(0.2)\nn += 1\nn", { session: own });
-        if (r.isError) errors.push(r.text);
-        calls++;
-        running.resolve();
-      }
-      return { errors, calls };
-    })();
+    const load = keepBusy(b, own!);
 
-    await running.promise; // B is busy when A goes
+    await load.running; // B is busy when A goes
     await api.delete(`${PODS}/${podA!.metadata.name}`, 0);
     const x = await b.run("x", { session: handle });
     expect(x.isError).toBe(false);
@@ -83,8 +71,7 @@ test("one replica of the Deployment deleted under load: its session goes on thro
     const y = await b.run("x += 1\nx", { session: handle });
     expect(y.text).toMatch(/\b43\b/);
 
-    stop = true;
-    const { errors, calls } = await load;
+    const { errors, calls } = await load.stop();
     expect(errors).toEqual([]);
     expect(calls).toBeGreaterThanOrEqual(2);
   } finally {

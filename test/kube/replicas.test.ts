@@ -12,7 +12,7 @@ import { labelKey } from "../../adapters/kube/pod-spec.ts";
 import { SESSION_LABEL } from "../../src/session/container-spec.ts";
 import { codeStarted, SAY_STARTED, startBridge } from "../support/bridge.ts";
 import { waitFor } from "../support/engines.ts";
-import { KUBE_LEASE_SECONDS, KUBE_NAMESPACE, kubeEnv, requireCluster } from "../support/kube.ts";
+import { KUBE_LEASE_SECONDS, KUBE_NAMESPACE, keepBusy, kubeEnv, requireCluster } from "../support/kube.ts";
 
 let api: KubeApi;
 beforeAll(async () => {
@@ -54,17 +54,7 @@ test("a bridge killed outright under load: its sessions go on through the other 
     expect(busy).toMatch(/^s_/);
     // B's own session under load the whole time: every call must succeed.
     const own = (await b.run("n = 0\n'ready'", { session: "new" })).structured.session as string;
-    let stop = false;
-    const load = (async () => {
-      const errors: string[] = [];
-      let calls = 0;
-      while (!stop) {
-        const r = await b.run("import time\ntime.sleep(0.2)\nn += 1\nn", { session: own });
-        if (r.isError) errors.push(r.text);
-        calls++;
-      }
-      return { errors, calls };
-    })();
+    const load = keepBusy(b, own);
 
     const { onprogress, started } = codeStarted();
     const inFlight = a.run(`${SAY_STARTED}\nimport time\ntime.sleep(3)\ny += 1`, { session: busy, onprogress }).catch(() => undefined);
@@ -95,8 +85,7 @@ test("a bridge killed outright under load: its sessions go on through the other 
     expect((await b.run("x", { session: idle })).structured.value).toBe("43");
     expect((await b.run("y", { session: busy })).structured.value).toBe("8");
 
-    stop = true;
-    const { errors, calls } = await load;
+    const { errors, calls } = await load.stop();
     expect(errors).toEqual([]);
     expect(calls).toBeGreaterThan(5);
   } finally {

@@ -42,3 +42,33 @@ export async function requireCluster(): Promise<KubeApi> {
 export function kubeAdapter(extra: Record<string, string> = {}) {
   return kubernetes({ env: kubeEnv(extra) });
 }
+
+/**
+ * A session kept busy with short runs (each adds one to `n`, which it must hold) until `stop()`, which
+ * settles with the runs' errors and count; `running` settles once the first run is back.
+ */
+export function keepBusy(
+  client: { run(code: string, opts: { session: string }): Promise<{ isError?: boolean; text: string }> },
+  session: string,
+): { running: Promise<void>; stop: () => Promise<{ errors: string[]; calls: number }> } {
+  let stopped = false;
+  const running = Promise.withResolvers<void>();
+  const done = (async () => {
+    const errors: string[] = [];
+    let calls = 0;
+    while (!stopped) {
+      const r = await client.run("import time\ntime.sleep(0.2)\nn += 1\nn", { session });
+      if (r.isError) errors.push(r.text);
+      calls++;
+      running.resolve();
+    }
+    return { errors, calls };
+  })();
+  return {
+    running: running.promise,
+    stop: () => {
+      stopped = true;
+      return done;
+    },
+  };
+}
