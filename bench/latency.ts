@@ -14,6 +14,8 @@
  *     right after initialize, beside the cold first call without servers and the upstream's own spawn to
  *     `initialize` answer through a direct SDK client, with the upstream's tool list cached, not cached,
  *     and with prewarm on; and when the sandbox and the upstream were each ready (medians from the log);
+ *     and the CPU the whole machine used for each (/proc/stat): the work both starts need, divided by
+ *     the cores, is the least time any overlap of the two can take here;
  *   warm `print(1)` round trips against a line echo through a running container, through the SDK client
  *     and through a bare JSON-RPC client (the client's own share) at 2025-06-18 and at 2026-07-28, and
  *     with --warm 6000 or more the first 2,000 calls apart from the last 2,000 (the JIT's warm-up);
@@ -36,6 +38,7 @@ import { bridgeEnv, IMAGE, ROOT } from "../test/support/env.ts";
 import {
   conditions,
   echoContainer,
+  machineBusyMs,
   engineRunOnce,
   floorFlags,
   fmt,
@@ -229,13 +232,15 @@ if (only.has("servers")) {
   );
   const CODE = "r = await mcp_everything.echo(message='x')\nprint(1)";
   /** The upstream's own spawn to `initialize` answer, through the SDK's client as the bridge uses it. */
-  const directInit = async (): Promise<number> => {
+  const directInit = async (): Promise<{ ms: number; cpu: number }> => {
+    const busy0 = machineBusyMs();
     const t0 = performance.now();
     const client = new Client({ name: "bench", version: "0" });
     await client.connect(new StdioClientTransport({ command: "node", args: [everything], stderr: "ignore" }));
     const ms = performance.now() - t0;
+    const cpu = machineBusyMs() - busy0;
     await client.close();
-    return ms;
+    return { ms, cpu };
   };
   for (const engine of engines) {
     const env = (prewarm: "0" | "1") => ({
@@ -245,12 +250,14 @@ if (only.has("servers")) {
       MCP_BRIDGE_STATE_DIR: stateDir,
       MCP_BRIDGE_LOG_LEVEL: "DEBUG",
     });
-    const s: Record<string, number[]> = { direct: [] };
+    const s: Record<string, number[]> = { direct: [], "direct cpu": [] };
     const add = (k: string, v: number) => (s[k] ??= []).push(v);
     /** One fresh bridge, one first call; and when (after the call was sent) its sandbox and upstream were ready, from the log. */
     const first = async (name: string, bin: string, key: string, prewarm: "0" | "1", extra?: Record<string, unknown>) => {
       const b = await startBridge(bin, env(prewarm));
+      const busy0 = machineBusyMs();
       add(`${name} ${key}`, await b.call(extra ? CODE : "print(1)", extra));
+      add(`${name} ${key} cpu`, machineBusyMs() - busy0);
       const sandbox = b.lines.find((l) => l.msg === "sandbox ready");
       const upstream = b.lines.find((l) => l.msg === "upstream server connected");
       if (sandbox) add(`${name} ${key} sandbox ms`, Number(sandbox.ms));
@@ -261,7 +268,9 @@ if (only.has("servers")) {
     await directInit();
     const loadBefore = conditions();
     for (let round = 0; round < ROUNDS; round++) {
-      add("direct", await directInit());
+      const direct = await directInit();
+      add("direct", direct.ms);
+      add("direct cpu", direct.cpu);
       for (const [name, bin] of builds) {
         await first(name, bin, "cold", "0");
         await first(name, bin, "servers", "0", { servers: ["everything"] });
@@ -284,6 +293,13 @@ if (only.has("servers")) {
       );
       console.log(
         row(`${name}: with servers, tool list cached, prewarm on`, summarize(s[`${name} servers prewarm`]!), x("servers prewarm")),
+      );
+      // The CPU both starts need, the upstream's and the cold call's, and the least time it takes on these cores.
+      const cpu = (k: string) => summarize(s[k]!).median;
+      const work = cpu("direct cpu") + cpu(`${name} cold cpu`);
+      const cores = navigator.hardwareConcurrency;
+      console.log(
+        `  ${name}: CPU used (whole machine, medians): the upstream alone ${fmt(cpu("direct cpu"))} ms, the cold call ${fmt(cpu(`${name} cold cpu`))} ms, the call with servers ${fmt(cpu(`${name} servers cpu`))} ms; both starts' work on ${cores} cores takes at least ${fmt(work / cores)} ms (${(work / cores / larger).toFixed(2)}× the larger)`,
       );
       for (const key of ["servers", "servers uncached", "servers prewarm"]) {
         const ms = (what: string) => (s[`${name} ${key} ${what}`] ? fmt(summarize(s[`${name} ${key} ${what}`]!).median) : "-");

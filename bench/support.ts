@@ -48,6 +48,22 @@ export function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10; // utime + stime
 }
 
+/**
+ * CPU time (ms) the whole machine has spent busy (every process, user + system + interrupts), from
+ * /proc/stat. Taken around a step on an otherwise quiet machine, it is the work that step needs: what
+ * no schedule on `navigator.hardwareConcurrency` cores can do in less than work / cores.
+ */
+export function machineBusyMs(): number {
+  const f = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = f[3]! + f[4]!; // idle + iowait
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+  return ((total - idle) * 1000) / CLOCK_TICKS;
+}
+
+/** USER_HZ: /proc/stat counts in hundredths of a second on Linux. */
+const CLOCK_TICKS = 100;
+
 export const rssMiB = (pid: number): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : Number.NaN;

@@ -21,6 +21,7 @@ import { seccompProfilePath } from "./sandbox/seccomp.ts";
 import { OWNER_LABEL, ownerId } from "./session/container-spec.ts";
 import type { SessionDeps } from "./session/session.ts";
 import { telemetryFromEnv, type Telemetry } from "./telemetry/telemetry.ts";
+import { EarlyUpstreams } from "./upstream/early-upstreams.ts";
 import { VERSION } from "./version.ts";
 
 /** The deps every session has whoever it serves; app.ts adds the upstream servers' (requests, servers). */
@@ -40,6 +41,8 @@ export interface AppCore {
   slots: RunSlots;
   /** The label our containers and upstream processes carry, for the guard that removes them if we are killed. */
   owner: string;
+  /** Upstream servers started as the first call arrived, for the local user's pool to take (serve-early.ts). */
+  earlyUpstreams: EarlyUpstreams;
   audit(): AuditLog;
   installer(): PackageInstaller;
   /** What a session of `log`'s caller needs from the core. */
@@ -117,6 +120,7 @@ export function createCore(processEnv: Record<string, string | undefined>, home:
     engine,
     slots,
     owner,
+    earlyUpstreams: new EarlyUpstreams(log),
     audit: getAudit,
     installer: getInstaller,
     sessionDeps: (sessionLog) => ({

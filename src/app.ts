@@ -17,6 +17,7 @@ import { UpstreamPool } from "./upstream/pool.ts";
 import { createTokenStore, type TokenStore } from "./auth/token-store.ts";
 import { sha256Hex } from "./host/hash.ts";
 import { createUpstreamAuth } from "./auth/upstream-auth.ts";
+import type { EarlyUpstreams } from "./upstream/early-upstreams.ts";
 import { createSandboxRpc } from "./upstream/sandbox-rpc.ts";
 import { helperHeaders } from "./auth/headers-helper.ts";
 import { beginLogin, type LoginOptions, type LoginStart } from "./auth/login.ts";
@@ -95,7 +96,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const getDiscovery = () => (discovery ??= discoverForBridge(processEnv, home, cwd, log));
   const pools: UpstreamPool[] = [];
   /** A pool with its own sign-ins under `stateDir`; `shared` serves the servers every principal shares. */
-  const makePool = (stateDir: string, shared?: UpstreamPool): UpstreamPool => {
+  const makePool = (stateDir: string, shared?: UpstreamPool, early?: EarlyUpstreams): UpstreamPool => {
     const tokenStore = createTokenStore(stateDir);
     const pool: UpstreamPool = new UpstreamPool({
       discovery: getDiscovery(),
@@ -106,6 +107,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
       // Only servers the user trusts start (pool.blocked), so only theirs may run a headersHelper.
       auth: createUpstreamAuth({ store: tokenStore, version: VERSION, env: processEnv, cwd }),
       processes,
+      early,
       ...(shared ? { shared: { names: new Set(config.sharedServers), pool: shared } } : {}),
       signIn: (name): Promise<LoginStart> => signIn(pool, tokenStore, name),
     });
@@ -114,7 +116,8 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   };
   let pool: UpstreamPool | undefined;
   const getPool = () => {
-    pool ??= makePool(config.stateDir);
+    // The local user's pool takes the servers started as the first call arrived (serve-early.ts).
+    pool ??= makePool(config.stateDir, undefined, core.earlyUpstreams);
     metrics.upstreamRestarts = () => pools.reduce((n, p) => n + p.restarts(), 0);
     return pool;
   };
@@ -177,6 +180,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     telemetry,
     killUpstreamsSync: () => {
       processes.killAllSync();
+      core.earlyUpstreams.killSync();
       upstreamsFile?.discard();
     },
   };

@@ -25,7 +25,7 @@ const STDIO_CONNECTION = "stdio";
 /** How long the handshake may wait for the startup check (engine and image); see readiness.ts for why so short. */
 const READINESS_WAIT_MS = 250;
 
-/** How long after start-up the orphan sweep runs. */
+/** How long after start-up the orphan sweep runs (and the startup check, when an earlier one answered). */
 const ORPHAN_SWEEP_DELAY_MS = 5_000;
 
 export interface RunningBridge {
@@ -57,7 +57,10 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   // user has not approved or the policy refuses are left out, as the call's own checks would.
   const allowed = (early?.servers ?? []).filter((s) => !upstream.serverBlocked?.(s) && !serverRefusal(start.policy, s));
   if (allowed.length) upstream.startServers?.(allowed);
-  const readiness = startupReadiness({ config, engine: app.engine, log }, READINESS_WAIT_MS);
+  // Those started as the call arrived were taken by that start; any other is stopped.
+  early?.core.earlyUpstreams.discard();
+  // Not begun before the first call's sandbox and servers have started, when an earlier check answered.
+  const readiness = startupReadiness({ config, engine: app.engine, log, laterMs: ORPHAN_SWEEP_DELAY_MS }, READINESS_WAIT_MS);
   const sessions = new Sessions({
     // The local user's first session may have been made (its sandbox started) while this loaded; never on
     // kubernetes (serve.ts), where a sandbox carries its session's identity.

@@ -7,9 +7,14 @@
  * that session as the connection's default, and gives it what it gets from the upstream servers;
  * until then the session has none to give (no run can reach it before the bridge has loaded).
  * The sandbox's life is the session's, as for every other session (session/sandbox-life.ts).
+ *
+ * The servers that call names start here too, before its sandbox, when they would start unasked
+ * (upstream/early-upstreams.ts): the bridge's pool takes their processes when it has loaded.
  */
 import { homedir } from "node:os";
 import { createCore, type AppCore, type CoreMade } from "../app-core.ts";
+import { type Discovery, startsUnasked } from "../config/servers.ts";
+import { serverRefusal } from "../policy.ts";
 import type { UpstreamSessionDeps } from "../app.ts";
 import { removeAllContainersSync } from "../sandbox/live-containers.ts";
 import { Session } from "../session/session.ts";
@@ -39,11 +44,21 @@ const SPAWN_WAIT_MS = 150;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** Make the local user's first session and start its sandbox in the background. */
-export function startEarly(made: Required<CoreMade>, why: "prewarm" | "call", servers: readonly string[] = []): EarlySession {
+export function startEarly(
+  made: Required<CoreMade>,
+  why: "prewarm" | "call",
+  servers: readonly string[] = [],
+  discovery?: Discovery,
+): EarlySession {
   const core = createCore(process.env, process.env.HOME || homedir(), made);
+  // Exit paths before the bridge has loaded (a client gone at once) still leave no container or server.
+  process.on("exit", () => {
+    removeAllContainersSync();
+    core.earlyUpstreams.killSync();
+  });
+  // The servers first: on a machine with few cores their start is what such a first call waits for.
+  for (const entry of earlyServers(servers, discovery, made)) core.earlyUpstreams.start(entry);
   core.log.debug("starting the first sandbox while the bridge loads", { why });
-  // Exit paths before the bridge has loaded (a client gone at once) still leave no container.
-  process.on("exit", removeAllContainersSync);
   let late: UpstreamSessionDeps | undefined;
   let spawned!: () => void;
   const engineRan = new Promise<void>((resolve) => (spawned = resolve));
@@ -77,6 +92,23 @@ export function startEarly(made: Required<CoreMade>, why: "prewarm" | "call", se
     bind(deps) {
       late = deps;
     },
-    close: () => session.close(),
+    close: async () => {
+      core.earlyUpstreams.discard();
+      await session.close();
+    },
   };
+}
+
+/**
+ * The servers named that start now: stdio servers that would start unasked and that the policy lets
+ * run; not those an HTTP bridge shares between its users (never started early: serve is stdio).
+ */
+function earlyServers(names: readonly string[], discovery: Discovery | undefined, made: Required<CoreMade>) {
+  if (!discovery) return [];
+  const shared = new Set(made.config.sharedServers);
+  return names.flatMap((name) => {
+    const entry = discovery.servers.find((s) => s.name === name);
+    if (!entry || entry.transport.type !== "stdio" || shared.has(name)) return [];
+    return startsUnasked(entry) && !serverRefusal(made.policy, name) ? [entry] : [];
+  });
 }

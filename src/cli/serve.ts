@@ -9,6 +9,7 @@
  */
 import { homedir } from "node:os";
 import { discoverForBridge } from "../config/discover.ts";
+import type { Discovery } from "../config/servers.ts";
 import { type Config, loadConfig } from "../config/env.ts";
 import { renderError } from "../errors.ts";
 import { IdleCollector } from "../host/memory.ts";
@@ -77,6 +78,7 @@ export async function serve(): Promise<void> {
   // wanted; the bridge takes it when it has loaded, and none is started early after that.
   let early: Promise<EarlySession> | undefined;
   let earlyTaken = false;
+  let discovery: Discovery | undefined;
   const shutdown = async (why: string, code = 0) => {
     if (shuttingDown) return;
     shuttingDown = true;
@@ -104,7 +106,7 @@ export async function serve(): Promise<void> {
     if (early || earlyTaken || shuttingDown || config.engine === "kubernetes" || !startsEarly(request, config.prewarm)) return;
     const servers = request.method === "initialize" ? [] : callServers(request);
     early = import("./serve-early.ts").then((m) =>
-      m.startEarly({ config, log, policy }, request.method === "initialize" ? "prewarm" : "call", servers),
+      m.startEarly({ config, log, policy }, request.method === "initialize" ? "prewarm" : "call", servers, discovery),
     );
     early.catch((err) => log.warn("the first sandbox could not be started early", { error: renderError(err) }));
   };
@@ -124,7 +126,8 @@ export async function serve(): Promise<void> {
     front.answerWith(said);
     await front.opening(OPENING);
   }
-  const discovery = discoverForBridge(env, home, cwd, log);
+  // What the front's handler reads (once found) to start the servers a first call names.
+  discovery = discoverForBridge(env, home, cwd, log);
   const names = discovery.servers.map((s) => s.name);
   if (earlier && earlier.join("\0") !== names.join("\0"))
     log.info("the servers changed since the last start here; the instructions already sent named the earlier ones", {

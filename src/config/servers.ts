@@ -58,6 +58,11 @@ export interface ServerEntry {
   /** Things worth knowing (unset variables kept as written, OAuth held by the client...). */
   notes: string[];
 }
+/** Whether the server may start without asking anyone: trusted, and needing nothing only its client can supply. */
+export function startsUnasked(entry: ServerEntry): boolean {
+  return entry.trust.state === "trusted" && entry.needs.length === 0;
+}
+
 export interface ConfigProblem {
   file: string;
   /** Path inside the file, "" for the whole file. */

@@ -70,17 +70,29 @@ export function startupReadiness(
     log: Logger;
     /** Told when this start's check has finished and left its answer for the next start. */
     onChecked?: (r: Readiness) => void;
+    /**
+     * When an earlier check answered, this one (for the next start) begins this much later: asking the
+     * engine costs a process start (~30 ms of CPU for podman) that a first call's sandbox and servers,
+     * starting now, would wait behind on a machine with few cores.
+     */
+    laterMs?: number;
   },
   waitMs: number,
 ): Promise<Readiness> {
   const { file, key } = where(deps.config);
   const last = lastReadiness(deps.config);
-  const check = checkReadiness(deps).then((r) => {
-    if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
-    deps.onChecked?.(r);
-    return r;
-  });
-  return last ? Promise.resolve(last) : withinMs(check, waitMs);
+  const run = () =>
+    checkReadiness(deps).then((r) => {
+      if (r.ready || r.problem) remember(file, { key, problem: r.problem }); // only definite answers
+      deps.onChecked?.(r);
+      return r;
+    });
+  if (!last) return withinMs(run(), waitMs);
+  if (deps.laterMs) {
+    const timer = setTimeout(() => void run().catch(() => {}), deps.laterMs);
+    (timer as { unref?: () => void }).unref?.();
+  } else void run().catch(() => {});
+  return Promise.resolve(last);
 }
 
 /** What the last check found for this engine setting and image, when it found something definite. */

@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Discovery, ServerEntry } from "../config/servers.ts";
+import { type Discovery, type ServerEntry, startsUnasked } from "../config/servers.ts";
 import { createHash } from "node:crypto";
 import { displayTransport } from "../config/mask.ts";
 import {
@@ -23,6 +23,7 @@ import type { LoginStart } from "../auth/login.ts";
 import { SkillStore } from "../skills/store.ts";
 import { ResultShapes } from "./result-shapes.ts";
 import { UpstreamError, UpstreamServer } from "./upstream-server.ts";
+import type { EarlyUpstreams } from "./early-upstreams.ts";
 import type { UpstreamProcesses } from "./processes.ts";
 
 const LIVE_REFRESH_MS = 5_000;
@@ -48,6 +49,8 @@ export interface PoolOptions {
   auth?: UpstreamAuth;
   /** Every server process started, so none outlives the bridge. */
   processes?: UpstreamProcesses;
+  /** Servers started as the first call arrived (early-upstreams.ts): a first start takes its process. */
+  early?: EarlyUpstreams;
   /** Servers whose process or connection is another pool's (an admin said they keep no per-user state). */
   shared?: { names: ReadonlySet<string>; pool: UpstreamPool };
   /** Start a sign-in to a remote server, stored with this pool's sign-ins (src/auth/login.ts). */
@@ -97,9 +100,8 @@ export class UpstreamPool {
    */
   blocked(name: string): UpstreamError | undefined {
     const entry = this.entry(name);
-    if (!entry) return undefined;
+    if (!entry || startsUnasked(entry)) return undefined;
     if (entry.trust.state === "trusted") {
-      if (!entry.needs.length) return undefined;
       const n = entry.needs.map((x) => `${x.what} (${x.why}; ${x.supply})`).join("; ");
       return new UpstreamError("policy", `server ${name} needs values only its client can supply: ${n}`, { server: name });
     }
@@ -141,6 +143,7 @@ export class UpstreamPool {
         onTools: (tools) => this.#remember(entry, tools),
         auth: this.#opts.auth,
         processes: this.#opts.processes,
+        early: this.#opts.early,
       });
       this.#servers.set(name, s);
     }

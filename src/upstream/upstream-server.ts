@@ -5,9 +5,6 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { resolveServerCommand } from "./command-path.ts";
-import { readEnvPipe } from "./env-pipe.ts";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -15,6 +12,7 @@ import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   ErrorCode,
+  ListToolsResultSchema,
   LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
@@ -25,12 +23,14 @@ import { describeAuthFailure, type UpstreamAuth } from "../auth/upstream-auth.ts
 import type { ServerEntry } from "../config/servers.ts";
 import type { ErrorKind } from "../sandbox/protocol.ts";
 import type { Logger } from "../log.ts";
+import type { EarlyStart, EarlyUpstreams } from "./early-upstreams.ts";
 import type { UpstreamProcesses } from "./processes.ts";
+import { StdioClient, stdioLaunch, StdioProcess } from "./stdio-client.ts";
 import { Deadline } from "../session/deadline.ts";
 import { CredentialScrubber, TooDeepError } from "./credential-scrub.ts";
 import { gateTransport, NotificationGate } from "./notification-gate.ts";
 import { InFlightCalls, type CallRelay } from "./relay.ts";
-import { CALL_TOOL_RESULT, useLineBuffer } from "./wire-reading.ts";
+import { CALL_TOOL_RESULT } from "./wire-reading.ts";
 
 export type { CallRelay } from "./relay.ts";
 
@@ -67,6 +67,8 @@ export interface UpstreamOptions {
   auth?: UpstreamAuth;
   /** Told about each server process started and ended (so none outlives the bridge). */
   processes?: UpstreamProcesses;
+  /** Servers started as the first call arrived: the first start of this one takes its process. */
+  early?: EarlyUpstreams;
 }
 
 const STDERR_TAIL = 4096;
@@ -162,7 +164,12 @@ export class UpstreamServer {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.#opts.connectTimeoutMs });
+      // A plain tools/list: Client.listTools also compiles a JSON Schema validator for each output schema
+      // (~20 ms of CPU for the first, right as a first call's proxied call is made), to check results
+      // that a tool list read from the cache would not have checked either (sandbox code reads them).
+      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ListToolsResultSchema, {
+        timeout: this.#opts.connectTimeoutMs,
+      });
       tools.push(...this.#scrub.deep(page.tools));
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
@@ -370,12 +377,17 @@ export class UpstreamServer {
         log.warn("upstream server stopped", { server: this.entry.name, stderr: this.#scrub.text(this.#stderr.slice(-500)) });
       }
     };
-    const t0 = performance.now();
-    log.debug("starting upstream server", { server: this.entry.name });
+    let t0 = performance.now();
+    // Started as the call that names it arrived (early-upstreams.ts, which logged its start): taken once.
+    const early = this.entry.transport.type === "stdio" ? this.#opts.early?.claim(this.entry.name) : undefined;
+    if (!early) log.debug("starting upstream server", { server: this.entry.name });
     try {
       // What the server sends unasked is bounded before the SDK handles it (notification-gate.ts).
-      const transport = gateTransport(await this.#transport(), new NotificationGate(this.entry.name, log));
+      const raw = await this.#transport(early);
+      const transport = gateTransport(raw, new NotificationGate(this.entry.name, log));
       await client.connect(transport, { timeout: this.#opts.connectTimeoutMs });
+      // A process started before this start began (early-upstreams.ts) is timed from its spawn.
+      if (raw instanceof StdioClient && raw.process && raw.process.startedAt < t0) t0 = raw.process.startedAt;
     } catch (err) {
       this.#status = "crashed";
       await client.close().catch(() => {});
@@ -395,32 +407,21 @@ export class UpstreamServer {
     return client;
   }
 
-  async #transport(): Promise<Transport> {
+  async #transport(early?: Promise<EarlyStart>): Promise<Transport> {
     const t = this.entry.transport;
     if (t.type === "stdio") {
-      const fromPipe = t.envPipe ? await readEnvPipe(t.envPipe) : {};
-      this.#scrub.addTransport({ ...t, env: fromPipe, args: [] });
-      const env: Record<string, string> = { ...getDefaultEnvironment(), ...fromPipe, ...t.env };
-      const resolved = resolveServerCommand(t.command, env);
-      if (resolved.path) env.PATH = resolved.path;
-      if (resolved.foundIn)
-        this.#opts.log.info("upstream command not on PATH, found elsewhere", {
-          server: this.entry.name,
-          command: t.command,
-          found_in: resolved.foundIn,
-        });
-      const transport = new StdioClientTransport({
-        command: resolved.command,
-        args: t.args,
-        env,
-        cwd: t.cwd,
-        stderr: "pipe",
-        // Read results a little over what may be relayed into the sandbox (src/sandbox/reply-bounds.ts),
-        // so one between the two gets a clear refusal rather than a dropped connection.
-        maxBufferSize: MAX_UPSTREAM_MESSAGE,
-      });
-      useLineBuffer(transport, MAX_UPSTREAM_MESSAGE);
-      transport.stderr?.on("data", (d: Buffer) => {
+      const transport = new StdioClient(async () => {
+        const { launch, process } = early ? await early : { launch: await stdioLaunch(t), process: undefined };
+        this.#scrub.addTransport({ ...t, env: launch.fromPipe, args: [] });
+        if (launch.foundIn)
+          this.#opts.log.info("upstream command not on PATH, found elsewhere", {
+            server: this.entry.name,
+            command: t.command,
+            found_in: launch.foundIn,
+          });
+        return process ?? new StdioProcess(launch);
+      }, MAX_UPSTREAM_MESSAGE);
+      transport.stderr.on("data", (d: Buffer) => {
         this.#stderr = (this.#stderr + d.toString()).slice(-STDERR_TAIL);
       });
       const processes = this.#opts.processes;

@@ -17,7 +17,7 @@ import { RequestIdScanner } from "../server/request-id-scanner.ts";
 
 const NEWLINE = 10;
 
-/** Drop-in for the SDK's ReadBuffer (append, readMessage, clear), with the same overflow message. */
+/** What the SDK's ReadBuffer does (append, readMessage, clear), with the same overflow message; read by stdio-client.ts. */
 export class LineBuffer {
   readonly #max: number;
   #chunks: Buffer[] = [];
@@ -94,17 +94,6 @@ function parseLine(text: string): JSONRPCMessage {
   if (typeof msg !== "object" || msg === null || Array.isArray(msg) || (msg as { jsonrpc?: unknown }).jsonrpc !== "2.0")
     throw new Error(`not a JSON-RPC 2.0 message: ${line.slice(0, 120)}`);
   return msg as JSONRPCMessage;
-}
-
-/**
- * Puts a LineBuffer in place of the SDK transport's own ReadBuffer. False (and the SDK's stays) when
- * the transport has none where this SDK version keeps it: a test fails then, not a user's call.
- */
-export function useLineBuffer(transport: object, maxBufferSize: number): boolean {
-  const t = transport as { _readBuffer?: { readMessage?: unknown } };
-  if (typeof t._readBuffer?.readMessage !== "function") return false;
-  (t as { _readBuffer: unknown })._readBuffer = new LineBuffer(maxBufferSize);
-  return true;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

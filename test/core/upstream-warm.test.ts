@@ -1,16 +1,21 @@
 /**
  * An upstream server started ahead of its first use (UpstreamServer.warm: a run that names it is waiting
- * for its sandbox). Its failure is not made twice: the use it was made for hears it, and the use after
+ * for its sandbox), and one started as the call that names it arrived, before the pool existed
+ * (EarlyUpstreams: the pool's first start takes its process). Its failure is not made twice: the use it was made for hears it, and the use after
  * starts the server afresh; a use that joined the start heard it already. Real processes: a server that
  * exits at once, one that never answers, and server-everything from npm.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerEntry } from "../../src/config/servers.ts";
 import { silentLogger } from "../../src/log.ts";
+import { EarlyUpstreams } from "../../src/upstream/early-upstreams.ts";
 import { UpstreamProcesses } from "../../src/upstream/processes.ts";
 import { UpstreamServer } from "../../src/upstream/upstream-server.ts";
 import { ROOT } from "../support/env.ts";
+import { fileSays } from "../support/events.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
@@ -42,9 +47,9 @@ function entry(name: string, command: string, args: string[]): ServerEntry {
 }
 
 const open: UpstreamServer[] = [];
-function server(e: ServerEntry, connectTimeoutMs = 30_000) {
+function server(e: ServerEntry, connectTimeoutMs = 30_000, early?: EarlyUpstreams) {
   const processes = new CountingProcesses();
-  const s = new UpstreamServer(e, { log: silentLogger, version: "0", connectTimeoutMs, onTools: () => {}, processes });
+  const s = new UpstreamServer(e, { log: silentLogger, version: "0", connectTimeoutMs, onTools: () => {}, processes, early });
   open.push(s);
   return { s, processes };
 }
@@ -88,3 +93,79 @@ describe("an upstream server started ahead of its first use", () => {
     expect(processes.starts).toBe(1);
   });
 });
+
+/** Whether a process is still there (signal 0 only asks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("an upstream server started as the call that names it arrived", () => {
+  test("the pool's first start takes that process: one process, and it answers", async () => {
+    const early = new EarlyUpstreams(silentLogger);
+    const e = entry("everything", "node", [EVERYTHING]);
+    early.start(e);
+    const { s, processes } = server(e, 30_000, early);
+    const r = await s.callTool("echo", { message: "taken" }, 30_000);
+    expect(JSON.stringify(r.content)).toContain("Echo: taken");
+    // Counted once, when the start took it; a second start would have counted a second process.
+    expect(processes.starts).toBe(1);
+    expect(early.claim("everything")).toBeUndefined();
+  });
+
+  test("one that failed before it was taken gives the start's error, with what it wrote to stderr", async () => {
+    const early = new EarlyUpstreams(silentLogger);
+    const e = entry("broken", "node", ["-e", "console.error('broken on purpose: no token'); process.exit(3)"]);
+    early.start(e);
+    const { s } = server(e, 30_000, early);
+    const err = await s.listTools().catch((x: Error) => x);
+    expect(String(err)).toContain("server broken did not start");
+    expect(String(err)).toContain("broken on purpose: no token");
+    // The next use starts it afresh, as after any failed start.
+    expect(String(await s.listTools().catch((x: Error) => x))).toContain("broken on purpose: no token");
+  });
+
+  test("a command that does not exist: the start says so, and nothing is left unhandled", async () => {
+    const early = new EarlyUpstreams(silentLogger);
+    const e = entry("missing", "mcx-no-such-command-anywhere", []);
+    early.start(e);
+    const { s } = server(e, 30_000, early);
+    const err = await s.listTools().catch((x: Error) => x);
+    expect(String(err)).toContain("server missing did not start");
+    expect(String(err)).toMatch(/not found.*mcx-no-such-command-anywhere|mcx-no-such-command-anywhere.*ENOENT/);
+  });
+
+  test("one nobody takes is stopped by discard(), and killSync() kills what is left at exit", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-early-"));
+    // A server that writes its pid and then ignores its stdin ending: stop() must go on to SIGTERM.
+    const stubborn = (name: string) =>
+      entry(name, "node", [
+        "-e",
+        `require("fs").writeFileSync(${JSON.stringify(join(dir, name))}, String(process.pid)); setInterval(() => {}, 1000)`,
+      ]);
+    const early = new EarlyUpstreams(silentLogger);
+    early.start(stubborn("unused"));
+    const unused = Number(await fileSays(join(dir, "unused"), (t) => t.length > 0));
+    early.discard();
+    await until(() => !alive(unused));
+    expect(early.claim("unused")).toBeUndefined();
+
+    early.start(stubborn("left"));
+    const left = Number(await fileSays(join(dir, "left"), (t) => t.length > 0));
+    early.killSync();
+    await until(() => !alive(left));
+  });
+});
+
+/** Resolves once `done()` holds, checking every 20 ms (a process's end, seen from outside it). */
+async function until(done: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!done()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

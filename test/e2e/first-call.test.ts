@@ -6,7 +6,7 @@
  * compiled bridge under the SDK's client. Which came first is read from the bridge's own log.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge } from "../support/bridge.ts";
@@ -106,7 +106,7 @@ describe.each(ENGINES)("the first sandbox on %s starts before the rest of the br
     expect(count(log, "session opened")).toBe(1);
   });
 
-  test("the servers such a call names start as soon as the bridge has loaded, except one the policy denies", async () => {
+  test("the servers such a call names start as it arrives, before the rest of the bridge has loaded, except one the policy denies", async () => {
     const home = homeWithServers({
       everything: { command: "node", args: [EVERYTHING] },
       denied: { command: "node", args: [EVERYTHING] },
@@ -124,11 +124,42 @@ describe.each(ENGINES)("the first sandbox on %s starts before the rest of the br
       await bridge.end();
     }
     const log = bridge.log();
-    // Started before the first call reached its session (the bridge had loaded, the call not handled yet).
-    expect(log.indexOf("starting upstream server server=everything")).toBeGreaterThan(-1);
+    // Started as the call arrived: before its sandbox, and before the bridge had loaded (its sessions, its pool).
+    expect(log).toContain("starting upstream server server=everything early=true");
+    expect(log.indexOf("starting upstream server server=everything")).toBeLessThan(log.indexOf("starting the first sandbox"));
     expect(log.indexOf("starting upstream server server=everything")).toBeLessThan(log.indexOf("session opened"));
+    // One process, the one the bridge's pool took (none stopped as unused, none started twice).
     expect(starts(log, "everything")).toBe(1);
+    expect(count(log, "upstream server connected server=everything")).toBe(1);
+    expect(log).not.toContain("was not used");
     expect(starts(log, "denied")).toBe(0);
+  });
+
+  test("a server from the opened folder that the user has not approved is not started by such a call", async () => {
+    const home = homeWithServers({});
+    const project = mkdtempSync(join(tmpdir(), "mcx-first-project-"));
+    const ran = join(project, "ran");
+    writeFileSync(
+      join(project, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: { repo: { command: "node", args: ["-e", `require("fs").writeFileSync(${JSON.stringify(ran)}, "ran")`] } },
+      }),
+    );
+    const bridge = rawBridge(
+      { HOME: home, MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STATE_DIR: state },
+      { code: "print(1)", servers: ["repo"] },
+      project,
+    );
+    try {
+      expect(await bridge.answerTo(1)).toContain("needs your approval before it may start");
+      // The bridge goes on serving.
+      bridge.send(call(2, { code: "print('still here')" }));
+      expect(await bridge.answerTo(2)).toContain("still here");
+    } finally {
+      await bridge.end();
+    }
+    expect(starts(bridge.log(), "repo")).toBe(0);
+    expect(existsSync(ran)).toBe(false);
   });
 });
 
@@ -143,8 +174,9 @@ const call = (id: number, args: Record<string, unknown>) => ({
  * The compiled bridge over raw JSON-RPC, its opening and a first call (id 1) written at once: the call
  * is there before the rest of the bridge has loaded. DEBUG log kept for reading once it ends.
  */
-function rawBridge(env: Record<string, string>, first: Record<string, unknown>) {
+function rawBridge(env: Record<string, string>, first: Record<string, unknown>, cwd?: string) {
   const proc = Bun.spawn([BINARY], {
+    cwd,
     env: bridgeEnv({ ...env, MCP_BRIDGE_LOG_LEVEL: "DEBUG" }),
     stdin: "pipe",
     stdout: "pipe",
