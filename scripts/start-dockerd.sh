@@ -30,10 +30,20 @@ args=(--config-file "$CONF" --bridge=none --iptables=false --ip6tables=false --i
 # dockerd 20.10 has no --ip6tables flag; drop it when the daemon rejects it.
 "$DOCKERD" --help 2>&1 | grep -q -- '--ip6tables' || args=("${args[@]/--ip6tables=false}")
 args=($(printf '%s\n' "${args[@]}" | grep -v '^$'))
-setsid nohup "$DOCKERD" "${args[@]}" >"$LOG" 2>&1 < /dev/null &
 # A restart after a crash first ends the containers the old daemon left running (their stop grace).
-for _ in $(seq 1 180); do
-  if docker info >/dev/null 2>&1; then log "up"; exit 0; fi
-  sleep 0.5
+# A daemon that exits while starting is started once more: dockerd gives up on its own containerd when
+# that does not answer in time, which a restart right after a crash under load has met.
+for attempt in 1 2; do
+  setsid nohup "$DOCKERD" "${args[@]}" >"$LOG" 2>&1 < /dev/null &
+  pid=$!
+  for _ in $(seq 1 180); do
+    if docker info >/dev/null 2>&1; then log "up"; exit 0; fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "dockerd did not answer within 90 s; last lines of $LOG:"; tail -20 "$LOG" >&2; exit 1
+  fi
+  log "dockerd exited while starting (attempt $attempt); last lines of $LOG:"; tail -5 "$LOG" >&2
 done
-log "dockerd did not answer within 90 s; last lines of $LOG:"; tail -20 "$LOG" >&2; exit 1
+exit 1

@@ -50,8 +50,8 @@ export async function serve(): Promise<void> {
     process.stderr.write(`${problem}\n`);
     const transport = new StdioTransport({ stdin: process.stdin, stdout: process.stdout, maxMessageBytes: 4 * 1024 * 1024 });
     serveProblem(transport, problem, VERSION, env, home);
-    process.stdin.on("end", () => process.exit(1));
-    process.stdin.on("close", () => process.exit(1));
+    // What was asked before the input ended is answered first (each answer is the problem, at once).
+    transport.oninputend = () => void withinMs(transport.allAnswered(), 5_000).then(() => process.exit(1));
     await transport.start();
     return;
   }
@@ -96,8 +96,17 @@ export async function serve(): Promise<void> {
     void shutdown("crash", 1);
   });
   process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: renderError(err) }));
-  process.stdin.on("end", () => void shutdown("stdin closed"));
-  process.stdin.on("close", () => void shutdown("stdin closed"));
+  // The client closed its end. A client that wrote its requests first (a shell pipeline, a script)
+  // gets their answers before the bridge goes; one that is leaving stops it with SIGTERM meanwhile, as
+  // MCP's stdio shutdown has it. A request still running past the longest run allowed is not waited for.
+  transport.oninputend = () => {
+    if (shuttingDown) return;
+    const waiting = transport.unanswered;
+    if (waiting) log.info("stdin closed: answering the requests already received, then shutting down", { requests: waiting });
+    void withinMs(transport.allAnswered(), (config.maxTimeoutSec + 30) * 1000).then(() => shutdown("stdin closed"));
+  };
+  // Nobody reads the answers any more.
+  process.stdout.on("error", () => void shutdown("stdout closed"));
   front.onclose = () => void shutdown("transport closed");
   front.onrequest = (request) => {
     // When the first call arrived, in the process's own time: where its milliseconds went (bench/latency.ts).
@@ -182,4 +191,16 @@ function startsEarly(request: { method: string; params?: unknown }, prewarm: boo
 function callServers(request: { params?: unknown }): string[] {
   const servers = (request.params as { arguments?: { servers?: unknown } } | undefined)?.arguments?.servers;
   return Array.isArray(servers) ? servers.filter((s): s is string => typeof s === "string").slice(0, 64) : [];
+}
+
+/** Settles when `p` does, or after `ms`, whichever is first. */
+function withinMs(p: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    (timer as { unref?: () => void }).unref?.();
+    void p.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

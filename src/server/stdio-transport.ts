@@ -32,6 +32,12 @@ export class StdioTransport implements Transport {
   /** Set while skipping a message over the cap. */
   #oversized: RequestIdScanner | undefined;
   #closed = false;
+  /** Requests received and not answered yet (nor cancelled by the client), by id. */
+  #unanswered = new Set<string | number>();
+  #allAnswered: Array<() => void> = [];
+  #inputEnded = false;
+  /** The input has ended (the client closed its end); told once, after a last line without a newline was read. */
+  oninputend?: () => void;
 
   constructor(opts: StdioTransportOptions) {
     this.#opts = opts;
@@ -40,10 +46,31 @@ export class StdioTransport implements Transport {
   async start(): Promise<void> {
     this.#opts.stdin.on("data", this.#onData);
     this.#opts.stdin.on("error", this.#onError);
+    this.#opts.stdin.once("end", this.#onEnd);
+    this.#opts.stdin.once("close", this.#onEnd);
+  }
+
+  /** How many requests received are waiting for their answer. */
+  get unanswered(): number {
+    return this.#unanswered.size;
+  }
+
+  /** Settles once every request received so far has been answered (or cancelled by the client). */
+  allAnswered(): Promise<void> {
+    if (this.#unanswered.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#allAnswered.push(resolve));
+  }
+
+  #settle(id: unknown): void {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    if (!this.#unanswered.delete(id) || this.#unanswered.size > 0) return;
+    for (const resolve of this.#allAnswered.splice(0)) resolve();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     this.#opts.onSent?.();
+    const m = message as { id?: unknown; method?: unknown };
+    if (m.method === undefined) this.#settle(m.id);
     return new Promise((resolve) => {
       if (this.#closed) return resolve();
       if (this.#opts.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
@@ -56,12 +83,22 @@ export class StdioTransport implements Transport {
     this.#closed = true;
     this.#opts.stdin.off("data", this.#onData);
     this.#opts.stdin.off("error", this.#onError);
+    this.#opts.stdin.off("end", this.#onEnd);
+    this.#opts.stdin.off("close", this.#onEnd);
     if (this.#opts.stdin.listenerCount("data") === 0) this.#opts.stdin.pause();
     this.#chunks = [];
     this.onclose?.();
   }
 
   #onError = (err: Error) => this.onerror?.(err);
+
+  #onEnd = () => {
+    if (this.#inputEnded) return;
+    this.#inputEnded = true;
+    // A last message without its newline (`printf '...' | mcp-code-exec`) is a message all the same.
+    if (this.#size > 0 || this.#oversized) this.#endOfLine();
+    this.oninputend?.();
+  };
 
   #onData = (chunk: Buffer) => {
     let start = 0;
@@ -119,6 +156,10 @@ export class StdioTransport implements Transport {
       );
       return;
     }
+    const m = checked.message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) this.#unanswered.add(m.id);
+    // A request the client cancelled gets no answer (MCP): it is no longer waited for.
+    if (m.method === "notifications/cancelled") this.#settle(m.params?.requestId);
     this.onmessage?.(checked.message);
   }
 

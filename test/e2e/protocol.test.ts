@@ -193,6 +193,73 @@ test("MCP_BRIDGE_STRUCTURED_CONTENT=1 sends structuredContent that matches a dec
   }
 });
 
+/**
+ * `printf ... | mcp-code-exec`: every request written, then the input closed before any answer. Its
+ * answers come out on stdout (the last line without its newline is one too), then the bridge exits 0
+ * and leaves no container.
+ */
+async function pipeline(lines: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([BINARY], {
+    stdin: new Blob([lines.join("\n")]),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: bridgeEnv({ MCP_BRIDGE_RUNTIME: engine, MCP_BRIDGE_PREWARM: "0", ...env }),
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const answers = new Map<number, Record<string, unknown>>();
+  for (const line of out.split("\n").filter(Boolean)) {
+    const m = JSON.parse(line) as { id?: number };
+    if (typeof m.id === "number") answers.set(m.id, m as Record<string, unknown>);
+  }
+  return { answers, code, stderr: err, pid: proc.pid };
+}
+
+const opening = [
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sh", version: "0" } },
+  }),
+  JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+];
+const runLine = (id: number, code: string) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "run_python", arguments: { code } } });
+
+describe("a shell pipeline: the requests, then the input closed at once", () => {
+  test("each request is answered before the bridge exits, a last line without its newline too", async () => {
+    const r = await pipeline([
+      ...opening,
+      runLine(2, "x = 6 * 7\nprint(x)"),
+      runLine(3, "print(x + 1)"),
+      JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }),
+    ]);
+    expect(r.code).toBe(0);
+    expect((r.answers.get(1)?.result as { serverInfo: { name: string } }).serverInfo.name).toBe("mcp-code-exec");
+    expect(JSON.stringify(r.answers.get(2))).toContain('"text":"42"');
+    expect(JSON.stringify(r.answers.get(3))).toContain('"text":"43"');
+    expect(r.answers.get(4)?.result).toEqual({});
+    expect((await listOurContainers(engine)).filter((c) => c.owner.endsWith(`:${r.pid}`))).toEqual([]);
+  });
+
+  test("a request the client cancelled is not waited for", async () => {
+    const r = await pipeline([
+      ...opening,
+      runLine(2, "import time\ntime.sleep(600)"),
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "changed my mind" } }),
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.answers.has(1)).toBe(true);
+    expect(r.answers.has(2)).toBe(false);
+  });
+
+  test("with settings that cannot be read, what was asked is answered with the problem before the bridge exits", async () => {
+    const r = await pipeline([...opening, runLine(2, "print(1)")], { MCP_BRIDGE_MEMORY: "lots" });
+    expect(r.code).toBe(1);
+    expect(JSON.stringify(r.answers.get(2))).toContain("expected an engine memory size like 512m or 2g");
+  });
+});
+
 describe("settings that cannot be read: the bridge connects, says what is wrong and runs nothing", () => {
   const broken = () => {
     const home = mkdtempSync(join(tmpdir(), "mcx-settings-"));
