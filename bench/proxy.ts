@@ -8,7 +8,8 @@
  * upstream wakes slower than a busy one), and one echo of 1, 4 and 8 MiB each way (large results; the
  * upstream reads at most 10 MiB). Prints min/median/p99 of each, the bridge's overhead (median minus
  * median), the CPU time per sequential call of the sandbox's interpreter and of the bridge, throughput
- * of concurrent calls with asyncio.gather, and tokens of tools/list (o200k) with 0, 3 and 25 servers.
+ * of concurrent calls with asyncio.gather, and tokens of tools/list's tool definitions (o200k) with 0, 3 and
+ * 25 servers, with the default settings and with MCP_BRIDGE_STRUCTURED_CONTENT=1.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -163,12 +164,21 @@ await direct.close();
 
 const enc = getEncoding("o200k_base");
 const tokens: string[] = [];
-for (const count of [0, 3, 25]) {
-  const h = homeWith(count);
-  const b = await startBridge(values.binary!, { HOME: h, MCP_BRIDGE_PREWARM: "0" });
-  const list = await b.client.listTools();
-  tokens.push(`${count} servers: ${enc.encode(JSON.stringify(list)).length}`);
-  await b.close();
+// The tool definitions a client puts in the model's context: with the default settings, and with
+// MCP_BRIDGE_STRUCTURED_CONTENT=1 (which adds the outputSchema; the test environment's setting).
+for (const [structured, label] of [
+  ["0", "default"],
+  ["1", "structuredContent on"],
+] as const) {
+  const counts: string[] = [];
+  for (const count of [0, 3, 25]) {
+    const h = homeWith(count);
+    const b = await startBridge(values.binary!, { HOME: h, MCP_BRIDGE_PREWARM: "0", MCP_BRIDGE_STRUCTURED_CONTENT: structured });
+    const list = await b.client.listTools();
+    counts.push(`${count} servers: ${enc.encode(JSON.stringify(list.tools)).length}`);
+    await b.close();
+  }
+  tokens.push(`${label}: ${counts.join(", ")}`);
 }
 
 const floor = summarize(s.direct!);
@@ -199,5 +209,5 @@ for (const { name } of bridges)
   console.log(
     `  ${name}: ${GATHER} concurrent calls (asyncio.gather): ${conc[name]!.toFixed(3)} s = ${Math.round(GATHER / conc[name]!)} calls/s`,
   );
-console.log(`tools/list tokens (o200k): ${tokens.join(", ")}`);
+console.log(`tools/list tool definitions, tokens (o200k): ${tokens.join("; ")}`);
 process.exit(0);
