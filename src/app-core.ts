@@ -4,6 +4,7 @@
  * MCP SDK or the upstream servers' code (app.ts adds those), so `serve` can start the first sandbox
  * while the rest is still loading (cli/serve-early.ts).
  */
+import { join } from "node:path";
 import { isGvisor } from "../adapters/oci-flags.ts";
 import type { RuntimeAdapter } from "../adapters/types.ts";
 import { AuditLog, auditPath } from "./audit/audit-log.ts";
@@ -11,8 +12,8 @@ import { loadConfig, type Config } from "./config/env.ts";
 import { fileProbeCache } from "./engines/probe-cache.ts";
 import { engineEnv, lazyEngine, type EngineSelector } from "./engines/registry.ts";
 import { spawnChild } from "./host/process.ts";
-import { unusableTmpdir } from "./host/private-dir.ts";
-import { startWatchdog } from "./host/watchdog.ts";
+import { startWatchdog, UpstreamsFile } from "./host/watchdog.ts";
+import { privateFolder, unusableTmpdir, writeProblem } from "./host/private-dir.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { PackageInstaller } from "./packages/install.ts";
@@ -22,6 +23,7 @@ import { OWNER_LABEL, ownerId } from "./session/container-spec.ts";
 import type { SessionDeps } from "./session/session.ts";
 import { telemetryFromEnv, type Telemetry } from "./telemetry/telemetry.ts";
 import { EarlyUpstreams } from "./upstream/early-upstreams.ts";
+import { UpstreamProcesses } from "./upstream/processes.ts";
 import { VERSION } from "./version.ts";
 
 /** The deps every session has whoever it serves; app.ts adds the upstream servers' (requests, servers). */
@@ -41,8 +43,12 @@ export interface AppCore {
   slots: RunSlots;
   /** The label our containers and upstream processes carry, for the guard that removes them if we are killed. */
   owner: string;
+  /** The upstream server processes this bridge started, so that none outlives it (its guard kills them if it is killed). */
+  upstreamProcesses: UpstreamProcesses;
   /** Upstream servers started as the first call arrived, for the local user's pool to take (serve-early.ts). */
   earlyUpstreams: EarlyUpstreams;
+  /** The guard's list of upstream processes removed (the bridge ended them itself). */
+  discardUpstreamsFile(): void;
   audit(): AuditLog;
   installer(): PackageInstaller;
   /** What a session of `log`'s caller needs from the core. */
@@ -81,6 +87,17 @@ export function createCore(processEnv: Record<string, string | undefined>, home:
   const slots = new RunSlots(policy.maxConcurrentRuns);
   // What this bridge starts (containers, upstream servers) is removed by a guard if the bridge is killed.
   const owner = `${OWNER_LABEL}=${ownerId()}`;
+  // The guard of upstream processes starts with the first of them, and reads their list from this file.
+  let upstreamsFile: UpstreamsFile | undefined;
+  const upstreamProcesses = new UpstreamProcesses(() => {
+    if (!upstreamsFile) {
+      // In the state dir; where it cannot be written, in this process's own folder: the guard must find it.
+      const run = join(config.stateDir, "run");
+      upstreamsFile = new UpstreamsFile(join(writeProblem(run) === undefined ? run : privateFolder(), `${process.pid}.upstreams`));
+      startWatchdog(owner, [], env, upstreamsFile.path);
+    }
+    return upstreamsFile;
+  });
   const guardedEngines = new WeakSet<object>();
   const guardEngine = (adapter: RuntimeAdapter) => {
     if (guardedEngines.has(adapter)) return;
@@ -120,7 +137,9 @@ export function createCore(processEnv: Record<string, string | undefined>, home:
     engine,
     slots,
     owner,
-    earlyUpstreams: new EarlyUpstreams(log),
+    upstreamProcesses,
+    earlyUpstreams: new EarlyUpstreams(log, upstreamProcesses),
+    discardUpstreamsFile: () => upstreamsFile?.discard(),
     audit: getAudit,
     installer: getInstaller,
     sessionDeps: (sessionLog) => ({

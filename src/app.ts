@@ -9,10 +9,7 @@ import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Policy } from "./policy.ts";
 import type { EngineSelector } from "./engines/registry.ts";
-import { privateFolder, writeProblem } from "./host/private-dir.ts";
 import { Session, type SessionDeps } from "./session/session.ts";
-import { startWatchdog, UpstreamsFile } from "./host/watchdog.ts";
-import { UpstreamProcesses } from "./upstream/processes.ts";
 import { UpstreamPool } from "./upstream/pool.ts";
 import { createTokenStore, type TokenStore } from "./auth/token-store.ts";
 import { sha256Hex } from "./host/hash.ts";
@@ -80,16 +77,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
   const core = made.core ?? createCore(processEnv, home, made);
   const { config, log, metrics, telemetry, policy, env, engine, owner } = core;
   processEnv = core.processEnv;
-  let upstreamsFile: UpstreamsFile | undefined;
-  const processes = new UpstreamProcesses(() => {
-    if (!upstreamsFile) {
-      // In the state dir; where it cannot be written, in this process's own folder: the guard must find it.
-      const run = join(config.stateDir, "run");
-      upstreamsFile = new UpstreamsFile(join(writeProblem(run) === undefined ? run : privateFolder(), `${process.pid}.upstreams`));
-      startWatchdog(owner, [], env, upstreamsFile.path);
-    }
-    return upstreamsFile;
-  });
+  const processes = core.upstreamProcesses;
   const getAudit = core.audit;
   const getInstaller = core.installer;
   let discovery: Discovery | undefined = made.discovery;
@@ -181,7 +169,7 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     killUpstreamsSync: () => {
       processes.killAllSync();
       core.earlyUpstreams.killSync();
-      upstreamsFile?.discard();
+      core.discardUpstreamsFile();
     },
   };
 

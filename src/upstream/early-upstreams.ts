@@ -9,6 +9,7 @@
  */
 import type { ServerEntry } from "../config/servers.ts";
 import type { Logger } from "../log.ts";
+import type { UpstreamProcesses } from "./processes.ts";
 import { launchWith, type StdioLaunch, stdioLaunch, StdioProcess } from "./stdio-client.ts";
 
 export interface EarlyStart {
@@ -21,9 +22,12 @@ export class EarlyUpstreams {
   /** Those spawned, for the synchronous kill at exit. */
   readonly #spawned = new Set<StdioProcess>();
   readonly #log: Logger;
+  readonly #processes: UpstreamProcesses | undefined;
 
-  constructor(log: Logger) {
+  /** `processes`: told of each process from its spawn, so the guard kills it if the bridge is killed before the pool takes it. */
+  constructor(log: Logger, processes?: UpstreamProcesses) {
     this.#log = log;
+    this.#processes = processes;
   }
 
   /** Start `entry`'s server now (a stdio server; the caller has decided it may start). */
@@ -34,7 +38,12 @@ export class EarlyUpstreams {
     const spawn = (launch: StdioLaunch): EarlyStart => {
       const process = new StdioProcess(launch);
       this.#spawned.add(process);
-      process.child.once("close", () => this.#spawned.delete(process));
+      const pid = process.pid;
+      if (pid !== null) this.#processes?.started(pid);
+      process.child.once("close", () => {
+        this.#spawned.delete(process);
+        if (pid !== null) this.#processes?.ended(pid);
+      });
       return { launch, process };
     };
     // Spawned at once unless an envFile pipe must be read first (which may wait for a person).

@@ -6,11 +6,12 @@
  * exits at once, one that never answers, and server-everything from npm.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerEntry } from "../../src/config/servers.ts";
 import { silentLogger } from "../../src/log.ts";
+import { UpstreamsFile } from "../../src/host/watchdog.ts";
 import { EarlyUpstreams } from "../../src/upstream/early-upstreams.ts";
 import { UpstreamProcesses } from "../../src/upstream/processes.ts";
 import { UpstreamServer } from "../../src/upstream/upstream-server.ts";
@@ -158,6 +159,22 @@ describe("an upstream server started as the call that names it arrived", () => {
     const left = Number(await fileSays(join(dir, "left"), (t) => t.length > 0));
     early.killSync();
     await until(() => !alive(left));
+  });
+  test("each process is in the guard's list from its spawn, before any start takes it, and leaves it when it ends", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcx-early-guard-"));
+    const list = new UpstreamsFile(join(dir, "bridge.upstreams"));
+    const early = new EarlyUpstreams(silentLogger, new UpstreamProcesses(() => list));
+    early.start(
+      entry("guarded", "node", [
+        "-e",
+        `require("fs").writeFileSync(${JSON.stringify(join(dir, "pid"))}, String(process.pid)); setInterval(() => {}, 1000)`,
+      ]),
+    );
+    const pid = Number(await fileSays(join(dir, "pid"), (t) => t.length > 0));
+    // What the guard (host/watchdog.ts) reads to kill them if the bridge is killed.
+    expect(readFileSync(list.path, "utf8")).toMatch(new RegExp(`^${pid} `, "m"));
+    early.killSync();
+    await until(() => !readFileSync(list.path, "utf8").includes(`${pid} `));
   });
 });
 
