@@ -15,7 +15,8 @@
  *     `initialize` answer through a direct SDK client, with the upstream's tool list cached, not cached,
  *     and with prewarm on; and when the sandbox and the upstream were each ready (medians from the log);
  *     and the CPU the whole machine used for each (/proc/stat): the work both starts need, divided by
- *     the cores, is the least time any overlap of the two can take here;
+ *     the cores, is the least time any overlap of the two can take here; and a call 1 s after
+ *     initialize with prewarm on, with the last session's servers started at initialize and without;
  *   warm `print(1)` round trips against a line echo through a running container, through the SDK client
  *     and through a bare JSON-RPC client (the client's own share) at 2025-06-18 and at 2026-07-28, and
  *     with --warm 6000 or more the first 2,000 calls apart from the last 2,000 (the JIT's warm-up);
@@ -243,18 +244,28 @@ if (only.has("servers")) {
     return { ms, cpu };
   };
   for (const engine of engines) {
-    const env = (prewarm: "0" | "1") => ({
+    const env = (prewarm: "0" | "1", prewarmServers: "0" | "1" = "1") => ({
       HOME: home,
       MCP_BRIDGE_RUNTIME: engine,
       MCP_BRIDGE_PREWARM: prewarm,
+      MCP_BRIDGE_PREWARM_SERVERS: prewarmServers,
       MCP_BRIDGE_STATE_DIR: stateDir,
       MCP_BRIDGE_LOG_LEVEL: "DEBUG",
     });
     const s: Record<string, number[]> = { direct: [], "direct cpu": [] };
     const add = (k: string, v: number) => (s[k] ??= []).push(v);
     /** One fresh bridge, one first call; and when (after the call was sent) its sandbox and upstream were ready, from the log. */
-    const first = async (name: string, bin: string, key: string, prewarm: "0" | "1", extra?: Record<string, unknown>) => {
-      const b = await startBridge(bin, env(prewarm));
+    const first = async (
+      name: string,
+      bin: string,
+      key: string,
+      prewarm: "0" | "1",
+      extra?: Record<string, unknown>,
+      later?: { ms: number; prewarmServers: "0" | "1" },
+    ) => {
+      const b = await startBridge(bin, env(prewarm, later?.prewarmServers));
+      // A model takes a while to make its first call: this one comes `later.ms` after initialize.
+      if (later) await Bun.sleep(later.ms);
       const busy0 = machineBusyMs();
       add(`${name} ${key}`, await b.call(extra ? CODE : "print(1)", extra));
       add(`${name} ${key} cpu`, machineBusyMs() - busy0);
@@ -277,6 +288,9 @@ if (only.has("servers")) {
         rmSync(join(stateDir, "tool-cache"), { recursive: true, force: true });
         await first(name, bin, "servers uncached", "0", { servers: ["everything"] });
         await first(name, bin, "servers prewarm", "1", { servers: ["everything"] });
+        // Every call above named the server, so the bridge remembers it for the next session here.
+        await first(name, bin, "servers 1 s later", "1", { servers: ["everything"] }, { ms: 1000, prewarmServers: "1" });
+        await first(name, bin, "servers 1 s later, not remembered", "1", { servers: ["everything"] }, { ms: 1000, prewarmServers: "0" });
       }
     }
     const direct = summarize(s.direct!);
@@ -294,6 +308,10 @@ if (only.has("servers")) {
       console.log(
         row(`${name}: with servers, tool list cached, prewarm on`, summarize(s[`${name} servers prewarm`]!), x("servers prewarm")),
       );
+      console.log(
+        row(`${name}: the same 1 s after initialize, last session's servers started`, summarize(s[`${name} servers 1 s later`]!)),
+      );
+      console.log(row(`${name}: the same, MCP_BRIDGE_PREWARM_SERVERS=0`, summarize(s[`${name} servers 1 s later, not remembered`]!)));
       // The CPU both starts need, the upstream's and the cold call's, and the least time it takes on these cores.
       const cpu = (k: string) => summarize(s[k]!).median;
       const work = cpu("direct cpu") + cpu(`${name} cold cpu`);

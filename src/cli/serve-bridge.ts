@@ -2,6 +2,7 @@
  * The bridge proper, loaded once serve.ts has answered the opening: the SDK server, the session, the
  * upstream pool. Takes the connection from the handshake front with every message received so far.
  */
+import { homedir } from "node:os";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createApp, VERSION } from "../app.ts";
 import type { Config } from "../config/env.ts";
@@ -16,6 +17,7 @@ import type { HandshakeFront } from "../server/handshake-front.ts";
 import { type Handshake, handshake } from "../server/handshake.ts";
 import { startupReadiness } from "../server/readiness.ts";
 import { guardParams } from "../server/wire.ts";
+import { PREWARM_SERVERS_MAX, rememberServers } from "../server/opening-names.ts";
 import { LOCAL_PRINCIPAL, Sessions } from "../session/sessions.ts";
 import type { EarlySession } from "./serve-early.ts";
 
@@ -115,6 +117,7 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
     pool: app.pool,
     metrics: app.metrics,
     telemetry: app.telemetry,
+    onServersNamed: rememberUsed(config, discovery),
   });
   // The default session the first call will use (or the first new session), made now so its sandbox
   // starts in the background (made already when it began at `initialize`).
@@ -126,4 +129,20 @@ export async function startBridge(start: BridgeStart): Promise<RunningBridge> {
   const sweep = setTimeout(() => void reapOrphans(app.env, log), ORPHAN_SWEEP_DELAY_MS);
   (sweep as { unref?: () => void }).unref?.();
   return { close };
+}
+
+/**
+ * The servers this session's calls named (configured ones, the latest first), kept for the next session
+ * in this folder, which starts them at `initialize` (MCP_BRIDGE_PREWARM_SERVERS). Written when they change.
+ */
+function rememberUsed(config: Config, discovery: Discovery): (names: readonly string[]) => void {
+  const known = new Set(discovery.servers.map((s) => s.name));
+  let used: string[] = [];
+  return (names) => {
+    const named = names.filter((n) => known.has(n));
+    const next = [...new Set([...named, ...used])].slice(0, PREWARM_SERVERS_MAX);
+    if (next.join("\0") === used.join("\0")) return;
+    used = next;
+    rememberServers(config.stateDir, process.env.HOME || homedir(), process.cwd(), used);
+  };
 }

@@ -9,7 +9,8 @@
  * The sandbox's life is the session's, as for every other session (session/sandbox-life.ts).
  *
  * The servers that call names start here too, before its sandbox, when they would start unasked
- * (upstream/early-upstreams.ts): the bridge's pool takes their processes when it has loaded.
+ * (upstream/early-upstreams.ts): the bridge's pool takes their processes when it has loaded. A prewarm
+ * starts the servers the last session in this folder named (server/opening-names.ts), the same way.
  */
 import { homedir } from "node:os";
 import { createCore, type AppCore, type CoreMade } from "../app-core.ts";
@@ -57,7 +58,12 @@ export function startEarly(
     core.earlyUpstreams.killSync();
   });
   // The servers first: on a machine with few cores their start is what such a first call waits for.
-  for (const entry of earlyServers(servers, discovery, made)) core.earlyUpstreams.start(entry);
+  const starting = earlyServers(servers, discovery, made);
+  if (why === "prewarm" && starting.length)
+    core.log.info("starting the servers the last session in this folder used (MCP_BRIDGE_PREWARM_SERVERS=0 turns this off)", {
+      servers: starting.map((e) => e.name).join(","),
+    });
+  for (const entry of starting) core.earlyUpstreams.start(entry);
   core.log.debug("starting the first sandbox while the bridge loads", { why });
   let late: UpstreamSessionDeps | undefined;
   let spawned!: () => void;

@@ -20,7 +20,7 @@ import { loadPolicy, type Policy } from "../policy.ts";
 import { serveProblem } from "../server/problem-server.ts";
 import { lastReadiness } from "../server/readiness.ts";
 import { ModernEra } from "../server/modern-era.ts";
-import { rememberedNames, rememberNames, slowToDiscover } from "../server/opening-names.ts";
+import { PREWARM_SERVERS_MAX, rememberedNames, rememberedServers, rememberNames, slowToDiscover } from "../server/opening-names.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
 import { VERSION } from "../version.ts";
 import type { RunningBridge } from "./serve-bridge.ts";
@@ -113,7 +113,13 @@ export async function serve(): Promise<void> {
     if (request.method === "tools/call" && !earlyTaken) log.debug("tools/call arrived", { at_ms: Math.round(performance.now() * 10) / 10 });
     // Not on kubernetes: its sandboxes are pods named for their session (a handle), made by the bridge.
     if (early || earlyTaken || shuttingDown || config.engine === "kubernetes" || !startsEarly(request, config.prewarm)) return;
-    const servers = request.method === "initialize" ? [] : callServers(request);
+    // At `initialize`: the servers the last session in this folder used, so they are up before its first call.
+    const servers =
+      request.method === "initialize"
+        ? config.prewarmServers
+          ? rememberedServers(config.stateDir, home, cwd).slice(0, PREWARM_SERVERS_MAX)
+          : []
+        : callServers(request);
     early = import("./serve-early.ts").then((m) =>
       m.startEarly({ config, log, policy }, request.method === "initialize" ? "prewarm" : "call", servers, discovery),
     );

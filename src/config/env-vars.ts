@@ -238,6 +238,12 @@ export const ENV_VARS = {
     schema: flag.describe("Start the sandbox in the background once a client initializes"),
     default: "1",
   },
+  MCP_BRIDGE_PREWARM_SERVERS: {
+    schema: flag.describe(
+      "With prewarm on, also start (at initialize) the trusted stdio servers run_python calls named in the last session in this folder (at most 4)",
+    ),
+    default: "1",
+  },
   MCP_BRIDGE_CHANNEL: {
     schema: z
       .string()

@@ -112,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined>, home: string
     logFormat: need("MCP_BRIDGE_LOG_FORMAT"),
     ociRuntime: get("MCP_BRIDGE_OCI_RUNTIME"),
     prewarm: need("MCP_BRIDGE_PREWARM"),
+    prewarmServers: need("MCP_BRIDGE_PREWARM_SERVERS"),
     /** "stdio": never a socket channel (MCP_BRIDGE_CHANNEL), whatever the engine could do. */
     channel: need("MCP_BRIDGE_CHANNEL"),
     tmpfsSize: need("MCP_BRIDGE_TMPFS_SIZE"),

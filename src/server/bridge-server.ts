@@ -62,6 +62,8 @@ export interface BridgeServerDeps {
   /** Refuses a run_python call the caller may not make now (a quota), with why and when to retry. */
   admit?: () => string | undefined;
   telemetry?: Telemetry;
+  /** Told of the servers each run_python call names (the bridge remembers them for the next session). */
+  onServersNamed?: (names: readonly string[]) => void;
 }
 
 export function createBridgeServer(deps: BridgeServerDeps): Server {
@@ -154,6 +156,7 @@ export function createBridgeServer(deps: BridgeServerDeps): Server {
     });
     // A client that cancelled the call no longer knows its progress token (the SDK's client calls that an error).
     extra.signal.addEventListener("abort", () => client.end(), { once: true });
+    if (args.servers?.length) deps.onServersNamed?.(args.servers);
     try {
       const run = await resolved.session.run({
         code: args.code,

@@ -5,6 +5,9 @@
  * Such a start answers `initialize` with the names the last start in this folder found, then scans.
  * What it finds is what the bridge serves; the list in the instructions is only a hint to the model,
  * and one that changed since the last start is logged and given from the next start on.
+ *
+ * Also remembered per folder: the servers run_python calls named in the last session there, which the
+ * next one starts at `initialize` when prewarm is on (cli/serve-early.ts), before its first call.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,16 +35,38 @@ export function slowToDiscover(home: string): boolean {
 
 /** The names the last start in this folder found, if one did. */
 export function rememberedNames(stateDir: string, home: string, cwd: string): string[] | undefined {
+  return recall(join(stateDir, FILE), home, cwd);
+}
+
+/** Keep what this start found, for the next start in this folder. Never throws. */
+export function rememberNames(stateDir: string, home: string, cwd: string, names: string[]): void {
+  remember(join(stateDir, FILE), home, cwd, names);
+}
+
+const SERVERS_FILE = "used-servers.json";
+/** At most this many servers the last session used are started at `initialize` (MCP_BRIDGE_PREWARM_SERVERS). */
+export const PREWARM_SERVERS_MAX = 4;
+
+/** The servers run_python calls named in the last session in this folder (none when none did). */
+export function rememberedServers(stateDir: string, home: string, cwd: string): string[] {
+  return recall(join(stateDir, SERVERS_FILE), home, cwd) ?? [];
+}
+
+/** Keep the servers this session's calls named, for the next session in this folder. Never throws. */
+export function rememberServers(stateDir: string, home: string, cwd: string, names: string[]): void {
+  remember(join(stateDir, SERVERS_FILE), home, cwd, names);
+}
+
+function recall(file: string, home: string, cwd: string): string[] | undefined {
   try {
-    return RememberedSchema.parse(JSON.parse(readFileSync(join(stateDir, FILE), "utf8")))[keyOf(home, cwd)]?.names;
+    return RememberedSchema.parse(JSON.parse(readFileSync(file, "utf8")))[keyOf(home, cwd)]?.names;
   } catch {
     return undefined;
   }
 }
 
-/** Keep what this start found, for the next start in this folder. Never throws. */
-export function rememberNames(stateDir: string, home: string, cwd: string, names: string[]): void {
-  const file = join(stateDir, FILE);
+function remember(file: string, home: string, cwd: string, names: string[]): void {
+  const stateDir = join(file, "..");
   try {
     let all: z.infer<typeof RememberedSchema> = {};
     try {

@@ -163,6 +163,91 @@ describe.each(ENGINES)("the first sandbox on %s starts before the rest of the br
   });
 });
 
+describe.each(ENGINES)("with prewarm on %s, the servers the last session in a folder used start at initialize", (engine) => {
+  const env = (home: string, extra: Record<string, string> = {}) => ({
+    HOME: home,
+    MCP_BRIDGE_RUNTIME: engine,
+    MCP_BRIDGE_STATE_DIR: join(home, "state"),
+    MCP_BRIDGE_PREWARM: "1",
+    MCP_BRIDGE_LOG_LEVEL: "DEBUG",
+    ...extra,
+  });
+
+  test("the next session's server is up before its first call, which uses that process", async () => {
+    const home = homeWithServers({ everything: { command: "node", args: [EVERYTHING] } });
+    const first = await startBridge(env(home), { cwd: home });
+    try {
+      // Nothing remembered yet: no server starts before a call names it.
+      expect((await first.run("print('no servers')")).text).toContain("no servers");
+      expect(starts(first.stderr(), "everything")).toBe(0);
+      expect((await first.run("(await mcp_everything.echo(message='one'))", { servers: ["everything"] })).text).toContain("Echo: one");
+    } finally {
+      await first.close();
+    }
+    const next = await startBridge(env(home), { cwd: home });
+    try {
+      // Up with no call made: started at initialize.
+      await next.stderrSays((t) => t.includes("upstream server connected server=everything"));
+      expect(next.stderr()).toContain("starting the servers the last session in this folder used");
+      const r = await next.run("(await mcp_everything.echo(message='two'))", { servers: ["everything"] });
+      expect(r.text).toContain("Echo: two");
+      expect(starts(next.stderr(), "everything")).toBe(1);
+      expect(next.stderr()).not.toContain("was not used");
+    } finally {
+      await next.close();
+    }
+    // Turned off: the same memory starts nothing (the sandbox's start, begun at initialize too, comes after it).
+    const off = await startBridge(env(home, { MCP_BRIDGE_PREWARM_SERVERS: "0" }), { cwd: home });
+    try {
+      expect((await off.run("print('off')")).text).toContain("off");
+      expect(starts(off.stderr(), "everything")).toBe(0);
+    } finally {
+      await off.close();
+    }
+  });
+
+  test("a remembered server whose definition changed since it was approved is not started", async () => {
+    const home = homeWithServers({});
+    const project = mkdtempSync(join(tmpdir(), "mcx-prewarm-project-"));
+    const ran = join(project, "ran");
+    const define = (tag: string) =>
+      writeFileSync(
+        join(project, ".mcp.json"),
+        JSON.stringify({
+          mcpServers: {
+            repo: { command: "node", args: [EVERYTHING], env: { TAG: tag } },
+            marker: { command: "sh", args: ["-c", `echo ${tag} >> ${ran}; exec node ${EVERYTHING}`] },
+          },
+        }),
+      );
+    define("approved");
+    const trust = (name: string) => Bun.spawnSync([BINARY, "servers", "trust", name], { cwd: project, env: bridgeEnv(env(home)) });
+    expect(trust("repo").exitCode).toBe(0);
+    expect(trust("marker").exitCode).toBe(0);
+    const first = await startBridge(env(home), { cwd: project });
+    try {
+      const r = await first.run("(await mcp_repo.echo(message='ok'))", { servers: ["repo", "marker"] });
+      expect(r.text).toContain("Echo: ok");
+    } finally {
+      await first.close();
+    }
+    expect(existsSync(ran)).toBe(true);
+    const before = Bun.file(ran).size;
+    // The repository changes both definitions: each needs approving again.
+    define("changed");
+    const next = await startBridge(env(home), { cwd: project });
+    try {
+      expect((await next.run("print('prewarmed')")).text).toContain("prewarmed");
+      expect(starts(next.stderr(), "repo")).toBe(0);
+      expect(starts(next.stderr(), "marker")).toBe(0);
+    } finally {
+      await next.close();
+    }
+    // The changed command never ran.
+    expect(Bun.file(ran).size).toBe(before);
+  });
+});
+
 const call = (id: number, args: Record<string, unknown>) => ({
   jsonrpc: "2.0",
   id,
