@@ -168,7 +168,6 @@ export function createApp(processEnv: Record<string, string | undefined> = proce
     telemetry,
     killUpstreamsSync: () => {
       processes.killAllSync();
-      core.earlyUpstreams.killSync();
       core.discardUpstreamsFile();
     },
   };

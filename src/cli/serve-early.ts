@@ -55,7 +55,7 @@ export function startEarly(
   // Exit paths before the bridge has loaded (a client gone at once) still leave no container or server.
   process.on("exit", () => {
     removeAllContainersSync();
-    core.earlyUpstreams.killSync();
+    core.upstreamProcesses.killAllSync();
   });
   // The servers first: on a machine with few cores their start is what such a first call waits for.
   const starting = earlyServers(servers, discovery, made);

@@ -5,7 +5,8 @@
  * millisecond. Only servers that would start unasked are started here: a stdio server the user trusts
  * (config/servers.ts startsUnasked), that the policy does not refuse and that is not shared between the
  * users of an HTTP bridge. The pool's first start of that server takes the process (claim); one that no
- * start takes is stopped when the bridge has loaded (discard), or killed at exit.
+ * start takes is stopped when the bridge has loaded (discard), or killed at exit with the bridge's other
+ * upstream processes (processes.ts).
  */
 import type { ServerEntry } from "../config/servers.ts";
 import type { Logger } from "../log.ts";
@@ -19,13 +20,14 @@ export interface EarlyStart {
 
 export class EarlyUpstreams {
   readonly #starts = new Map<string, Promise<EarlyStart>>();
-  /** Those spawned, for the synchronous kill at exit. */
-  readonly #spawned = new Set<StdioProcess>();
   readonly #log: Logger;
-  readonly #processes: UpstreamProcesses | undefined;
+  readonly #processes: UpstreamProcesses;
 
-  /** `processes`: told of each process from its spawn, so the guard kills it if the bridge is killed before the pool takes it. */
-  constructor(log: Logger, processes?: UpstreamProcesses) {
+  /**
+   * `processes`: the bridge's list of its upstream processes, told of each one from its spawn, so it is
+   * killed at exit, or by the guard if the bridge is killed, before the pool has taken it.
+   */
+  constructor(log: Logger, processes: UpstreamProcesses) {
     this.#log = log;
     this.#processes = processes;
   }
@@ -37,13 +39,11 @@ export class EarlyUpstreams {
     this.#log.debug("starting upstream server", { server: entry.name, early: true });
     const spawn = (launch: StdioLaunch): EarlyStart => {
       const process = new StdioProcess(launch);
-      this.#spawned.add(process);
       const pid = process.pid;
-      if (pid !== null) this.#processes?.started(pid);
-      process.child.once("close", () => {
-        this.#spawned.delete(process);
-        if (pid !== null) this.#processes?.ended(pid);
-      });
+      if (pid !== null) {
+        this.#processes.started(pid);
+        process.child.once("close", () => this.#processes.ended(pid));
+      }
       return { launch, process };
     };
     // Spawned at once unless an envFile pipe must be read first (which may wait for a person).
@@ -72,10 +72,5 @@ export class EarlyUpstreams {
       this.#log.debug("an upstream server started early was not used: stopped", { server: name });
       void started.then(({ process }) => process.stop()).catch(() => {});
     }
-  }
-
-  /** Last resort from a synchronous `exit` handler: every process started here and still running is killed. */
-  killSync(): void {
-    for (const p of this.#spawned) p.killSync();
   }
 }

@@ -118,11 +118,6 @@ export class StdioProcess {
     if (this.#stillRunning()) child.kill("SIGKILL");
   }
 
-  /** Last resort from a synchronous `exit` handler. */
-  killSync(): void {
-    if (this.#stillRunning()) this.child.kill("SIGKILL");
-  }
-
   #stillRunning(): boolean {
     return !this.#exited && this.child.exitCode === null && this.child.signalCode === null;
   }

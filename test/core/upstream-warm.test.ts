@@ -107,7 +107,7 @@ function alive(pid: number): boolean {
 
 describe("an upstream server started as the call that names it arrived", () => {
   test("the pool's first start takes that process: one process, and it answers", async () => {
-    const early = new EarlyUpstreams(silentLogger);
+    const early = new EarlyUpstreams(silentLogger, new UpstreamProcesses());
     const e = entry("everything", "node", [EVERYTHING]);
     early.start(e);
     const { s, processes } = server(e, 30_000, early);
@@ -119,7 +119,7 @@ describe("an upstream server started as the call that names it arrived", () => {
   });
 
   test("one that failed before it was taken gives the start's error, with what it wrote to stderr", async () => {
-    const early = new EarlyUpstreams(silentLogger);
+    const early = new EarlyUpstreams(silentLogger, new UpstreamProcesses());
     const e = entry("broken", "node", ["-e", "console.error('broken on purpose: no token'); process.exit(3)"]);
     early.start(e);
     const { s } = server(e, 30_000, early);
@@ -131,7 +131,7 @@ describe("an upstream server started as the call that names it arrived", () => {
   });
 
   test("a command that does not exist: the start says so, and nothing is left unhandled", async () => {
-    const early = new EarlyUpstreams(silentLogger);
+    const early = new EarlyUpstreams(silentLogger, new UpstreamProcesses());
     const e = entry("missing", "mcx-no-such-command-anywhere", []);
     early.start(e);
     const { s } = server(e, 30_000, early);
@@ -140,7 +140,7 @@ describe("an upstream server started as the call that names it arrived", () => {
     expect(String(err)).toMatch(/not found.*mcx-no-such-command-anywhere|mcx-no-such-command-anywhere.*ENOENT/);
   });
 
-  test("one nobody takes is stopped by discard(), and killSync() kills what is left at exit", async () => {
+  test("one nobody takes is stopped by discard(), and the exit's kill of the bridge's upstream processes ends what is left", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcx-early-"));
     // A server that writes its pid and then ignores its stdin ending: stop() must go on to SIGTERM.
     const stubborn = (name: string) =>
@@ -148,7 +148,8 @@ describe("an upstream server started as the call that names it arrived", () => {
         "-e",
         `require("fs").writeFileSync(${JSON.stringify(join(dir, name))}, String(process.pid)); setInterval(() => {}, 1000)`,
       ]);
-    const early = new EarlyUpstreams(silentLogger);
+    const processes = new UpstreamProcesses();
+    const early = new EarlyUpstreams(silentLogger, processes);
     early.start(stubborn("unused"));
     const unused = Number(await fileSays(join(dir, "unused"), (t) => t.length > 0));
     early.discard();
@@ -157,9 +158,10 @@ describe("an upstream server started as the call that names it arrived", () => {
 
     early.start(stubborn("left"));
     const left = Number(await fileSays(join(dir, "left"), (t) => t.length > 0));
-    early.killSync();
+    processes.killAllSync();
     await until(() => !alive(left));
   });
+
   test("each process is in the guard's list from its spawn, before any start takes it, and leaves it when it ends", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcx-early-guard-"));
     const list = new UpstreamsFile(join(dir, "bridge.upstreams"));
@@ -173,7 +175,8 @@ describe("an upstream server started as the call that names it arrived", () => {
     const pid = Number(await fileSays(join(dir, "pid"), (t) => t.length > 0));
     // What the guard (host/watchdog.ts) reads to kill them if the bridge is killed.
     expect(readFileSync(list.path, "utf8")).toMatch(new RegExp(`^${pid} `, "m"));
-    early.killSync();
+    // Ended from outside: its end, not a kill of ours, takes it off the list.
+    process.kill(pid, "SIGKILL");
     await until(() => !readFileSync(list.path, "utf8").includes(`${pid} `));
   });
 });
