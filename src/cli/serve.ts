@@ -18,7 +18,7 @@ import { type FrontTimings, HandshakeFront } from "../server/handshake-front.ts"
 import { handshake } from "../server/handshake.ts";
 import { loadPolicy, type Policy } from "../policy.ts";
 import { serveProblem } from "../server/problem-server.ts";
-import { lastReadiness } from "../server/readiness.ts";
+import { lastReadiness, withinMs } from "../server/readiness.ts";
 import { ModernEra } from "../server/modern-era.ts";
 import { PREWARM_SERVERS_MAX, rememberedNames, rememberedServers, rememberNames, slowToDiscover } from "../server/opening-names.ts";
 import { StdioTransport } from "../server/stdio-transport.ts";
@@ -51,7 +51,7 @@ export async function serve(): Promise<void> {
     const transport = new StdioTransport({ stdin: process.stdin, stdout: process.stdout, maxMessageBytes: 4 * 1024 * 1024 });
     serveProblem(transport, problem, VERSION, env, home);
     // What was asked before the input ended is answered first (each answer is the problem, at once).
-    transport.oninputend = () => void withinMs(transport.allAnswered(), 5_000).then(() => process.exit(1));
+    transport.oninputend = () => void withinMs(transport.allAnswered(), 5_000, undefined).then(() => process.exit(1));
     await transport.start();
     return;
   }
@@ -103,7 +103,7 @@ export async function serve(): Promise<void> {
     if (shuttingDown) return;
     const waiting = transport.unanswered;
     if (waiting) log.info("stdin closed: answering the requests already received, then shutting down", { requests: waiting });
-    void withinMs(transport.allAnswered(), (config.maxTimeoutSec + 30) * 1000).then(() => shutdown("stdin closed"));
+    void withinMs(transport.allAnswered(), (config.maxTimeoutSec + 30) * 1000, undefined).then(() => shutdown("stdin closed"));
   };
   // Nobody reads the answers any more.
   process.stdout.on("error", () => void shutdown("stdout closed"));
@@ -197,16 +197,4 @@ function startsEarly(request: { method: string; params?: unknown }, prewarm: boo
 function callServers(request: { params?: unknown }): string[] {
   const servers = (request.params as { arguments?: { servers?: unknown } } | undefined)?.arguments?.servers;
   return Array.isArray(servers) ? servers.filter((s): s is string => typeof s === "string").slice(0, 64) : [];
-}
-
-/** Settles when `p` does, or after `ms`, whichever is first. */
-function withinMs(p: Promise<void>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    (timer as { unref?: () => void }).unref?.();
-    void p.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

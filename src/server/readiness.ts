@@ -87,7 +87,7 @@ export function startupReadiness(
       deps.onChecked?.(r);
       return r;
     });
-  if (!last) return withinMs(run(), waitMs);
+  if (!last) return withinMs<Readiness>(run(), waitMs, {});
   if (deps.laterMs) {
     const timer = setTimeout(() => void run().catch(() => {}), deps.laterMs);
     (timer as { unref?: () => void }).unref?.();
@@ -127,19 +127,23 @@ function remember(file: string, value: z.infer<typeof LastCheckSchema>): void {
   }
 }
 
-/** Waits for the check at most `ms`; a slower engine gets `fallback` rather than delaying the handshake. */
-export function withinMs(check: Promise<Readiness>, ms: number, fallback: Readiness = {}): Promise<Readiness> {
+/**
+ * What `p` settles to, waited for at most `ms`: `fallback` after that, or when it fails. The handshake
+ * waits so for the check (a slower engine gets no answer rather than delaying it); serve.ts so for the
+ * answers to what was asked before stdin ended.
+ */
+export function withinMs<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(fallback), ms);
     (timer as { unref?: () => void }).unref?.();
-    check.then(
+    p.then(
       (r) => {
         clearTimeout(timer);
         resolve(r);
       },
       () => {
         clearTimeout(timer);
-        resolve({});
+        resolve(fallback);
       },
     );
   });
