@@ -82,6 +82,7 @@ function remember(file: string, home: string, cwd: string, names: string[]): voi
     writeFileSync(`${file}.${process.pid}`, JSON.stringify(Object.fromEntries(kept)), { mode: 0o600 });
     renameSync(`${file}.${process.pid}`, file);
   } catch {
-    // a state dir that cannot be written: the next large start scans before answering
+    // a state dir that cannot be written: the next start finds nothing remembered (it scans before
+    // answering, and starts no server before a call names it)
   }
 }
